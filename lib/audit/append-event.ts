@@ -1,0 +1,37 @@
+// Appends one event to the audit chain, inside the caller's transaction, so
+// the event and the change it records commit or vanish together.
+//
+// The first statement bumps the single head row: on PostgreSQL that row lock
+// queues concurrent appenders (across instances) until this transaction ends;
+// on SQLite the transaction already holds the write lock. Either way each
+// appender reads the head its predecessor committed: one unbroken chain.
+// Call it last in a transaction, to hold the head for as short a time as possible.
+import "server-only";
+import { env } from "../env";
+import { newId } from "../ids";
+import type { Tx } from "../db/client";
+import { canonicalJson } from "../digest/args-digest";
+import { eventHash, type ChainedEvent } from "./chain";
+import { auditDataSchema, type AuditInput } from "./events";
+
+export async function appendAuditEvent(tx: Tx, input: AuditInput): Promise<ChainedEvent & { hash: string }> {
+  const data = canonicalJson(auditDataSchema.parse(input.data ?? {}));
+  const head = await tx.$queryRaw<Array<{ seq: number | bigint; hash: string }>>`
+    UPDATE audit_head SET seq = seq + 1 WHERE id = 1 RETURNING seq, hash`;
+  const row = head[0];
+  if (!row) throw new Error("audit chain head is missing (migrations not applied?)");
+  const event: ChainedEvent = {
+    seq: Number(row.seq),
+    id: newId("evt"),
+    at: new Date().toISOString(),
+    type: input.type,
+    actor: input.actor,
+    approvalId: input.approvalId ?? null,
+    data,
+    prevHash: row.hash,
+  };
+  const hash = eventHash(Buffer.from(env().AUDIT_KEY, "base64"), event);
+  await tx.auditEvent.create({ data: { ...event, at: new Date(event.at), hash } });
+  await tx.$executeRaw`UPDATE audit_head SET hash = ${hash} WHERE id = 1`;
+  return { ...event, hash };
+}

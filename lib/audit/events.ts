@@ -1,0 +1,47 @@
+// The audit event types of CONTRACT §7. An event's data holds ids, digests,
+// actors and reason codes: never argument values, secrets or free text from
+// agents (a reviewer's reason is the one free text, and it is the reviewer's).
+import { z } from "zod";
+
+export const AUDIT_EVENT_TYPES = [
+  "approval.requested",
+  "review.recorded",
+  "approval.decided",
+  "approval.expired",
+  "approval.cancelled",
+  "approval.consumed",
+  "consume.refused",
+  "webhook.rejected",
+  "role.granted",
+  "role.revoked",
+  "policy.changed",
+  "service.created",
+  "service.secret_rotated",
+  "service.disabled",
+  "service.updated",
+  "user.created",
+  "user.disabled",
+  "user.enabled",
+  "user.signed_in",
+  "user.sign_in_failed",
+  "user.signed_out",
+  "redaction.changed",
+  "receipt_key.rotated",
+  "callback.retried",
+] as const;
+
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+
+const scalar = z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]);
+export const auditDataSchema = z.record(z.string(), z.union([scalar, z.array(z.string().max(320)).max(50)]));
+export type AuditData = z.infer<typeof auditDataSchema>;
+
+/** Who did it: "user:<email>", "service:<slug>", "cli", "system". */
+export type Actor = `user:${string}` | `service:${string}` | "cli" | "system";
+
+export type AuditInput = {
+  type: AuditEventType;
+  actor: Actor;
+  approvalId?: string | null;
+  data?: AuditData;
+};

@@ -1,0 +1,129 @@
+// Auth.js (next-auth v5) wiring: credentials sign-in (AUTH_CREDENTIALS=1) and
+// a generic OIDC provider (Okta, Entra ID, Google Workspace, Keycloak…).
+// Sessions are JWTs (the credentials provider requires it) that carry a
+// server-side session id; lib/auth/current-user.ts checks it on every request.
+import "server-only";
+import NextAuth, { CredentialsSignin, type NextAuthConfig } from "next-auth";
+import Credentials from "next-auth/providers/credentials";
+import { z } from "zod";
+import { env } from "../env";
+import { db } from "../db/client";
+import { inTransaction } from "../db/transaction";
+import { appendAuditEvent } from "../audit/append-event";
+import { emailSchema } from "../users/schemas";
+import { verifyPassword } from "./password";
+import { createSession, revokeSession, SESSION_TTL_SECONDS } from "./sessions";
+import { linkOidcIdentity } from "./oidc-users";
+
+declare module "next-auth" {
+  interface Session {
+    sid?: string;
+    uid?: string;
+  }
+}
+
+const credentialsSchema = z.object({ email: emailSchema, password: z.string().min(1).max(200) });
+const tokenClaims = z.object({ sid: z.string(), uid: z.string() });
+
+async function audit(type: "user.signed_in" | "user.sign_in_failed" | "user.signed_out", data: Record<string, string>) {
+  await inTransaction((tx) => appendAuditEvent(tx, { type, actor: "system", data }));
+}
+
+class SignInRefused extends CredentialsSignin {
+  override code = "refused";
+}
+
+function config(): NextAuthConfig {
+  const e = env();
+  const providers: NextAuthConfig["providers"] = [];
+  if (e.AUTH_CREDENTIALS) {
+    providers.push(
+      Credentials({
+        id: "credentials",
+        credentials: { email: { label: "Email" }, password: { label: "Password", type: "password" } },
+        async authorize(raw) {
+          const parsed = credentialsSchema.safeParse(raw);
+          if (!parsed.success) throw new SignInRefused();
+          const { email, password } = parsed.data;
+          const user = await db().user.findUnique({ where: { email }, omit: { passwordHash: false } });
+          // Same work and the same answer whether the email exists or not.
+          const ok = await verifyPassword(password, user?.passwordHash);
+          if (!ok || !user || user.disabledAt) {
+            await audit("user.sign_in_failed", { user: email, method: "credentials" });
+            throw new SignInRefused();
+          }
+          return { id: user.id, email: user.email, name: user.name };
+        },
+      }),
+    );
+  }
+  if (e.AUTH_OIDC_ISSUER && e.AUTH_OIDC_ID && e.AUTH_OIDC_SECRET) {
+    providers.push({
+      id: "oidc",
+      name: e.AUTH_OIDC_NAME,
+      type: "oidc",
+      issuer: e.AUTH_OIDC_ISSUER,
+      clientId: e.AUTH_OIDC_ID,
+      clientSecret: e.AUTH_OIDC_SECRET,
+      authorization: { params: { scope: "openid email profile" } },
+      checks: ["pkce", "state", "nonce"],
+    });
+  }
+
+  return {
+    secret: e.AUTH_SECRET,
+    trustHost: true,
+    providers,
+    pages: { signIn: "/signin", error: "/signin" },
+    session: { strategy: "jwt", maxAge: SESSION_TTL_SECONDS },
+    callbacks: {
+      async signIn({ user, account, profile }) {
+        if (account?.provider !== "oidc") return true;
+        const linked = await linkOidcIdentity(e.AUTH_OIDC_ISSUER ?? "", profile);
+        if (!linked || "refused" in linked || linked.disabled) {
+          await audit("user.sign_in_failed", { user: String(profile?.email ?? ""), method: "oidc" });
+          return false;
+        }
+        // From here on, the user is ours, not the provider's subject.
+        user.id = linked.userId;
+        user.email = linked.email;
+        return true;
+      },
+      async jwt({ token, user, account }) {
+        if (user?.id && account) {
+          const session = await createSession(user.id);
+          await audit("user.signed_in", { user: user.email ?? "", method: account.provider });
+          return { ...token, sid: session.id, uid: user.id };
+        }
+        return token;
+      },
+      session({ session, token }) {
+        const claims = tokenClaims.safeParse(token);
+        if (claims.success) {
+          session.sid = claims.data.sid;
+          session.uid = claims.data.uid;
+        }
+        return session;
+      },
+    },
+    events: {
+      async signOut(message) {
+        const claims = tokenClaims.safeParse("token" in message ? message.token : null);
+        if (claims.success) {
+          await revokeSession(claims.data.sid);
+          await audit("user.signed_out", { userId: claims.data.uid });
+        }
+      },
+    },
+  };
+}
+
+export const { handlers, auth, signIn, signOut } = NextAuth(() => config());
+
+export function enabledSignInMethods() {
+  const e = env();
+  return {
+    credentials: e.AUTH_CREDENTIALS,
+    oidc: e.AUTH_OIDC_ISSUER ? { name: e.AUTH_OIDC_NAME } : null,
+  };
+}

@@ -1,0 +1,45 @@
+// First sign-in through the company's identity provider: link the identity
+// (issuer + subject) to a user, creating one with no roles; an admin grants
+// roles later. A known email links to the existing user only when the
+// provider says the email is verified.
+import "server-only";
+import { z } from "zod";
+import { inTransaction } from "../db/transaction";
+import { appendAuditEvent } from "../audit/append-event";
+import { newId } from "../ids";
+import { emailSchema } from "../users/schemas";
+
+export const oidcProfileSchema = z.object({
+  sub: z.string().min(1).max(255),
+  email: emailSchema,
+  email_verified: z.boolean().optional(),
+  name: z.string().max(200).nullish(),
+});
+
+export type LinkResult = { userId: string; email: string; disabled: boolean } | { refused: "email-unverified" };
+
+export async function linkOidcIdentity(issuer: string, rawProfile: unknown): Promise<LinkResult | null> {
+  const parsed = oidcProfileSchema.safeParse(rawProfile);
+  if (!parsed.success) return null;
+  const profile = parsed.data;
+  return inTransaction(async (tx) => {
+    const identity = await tx.identity.findUnique({
+      where: { issuer_subject: { issuer, subject: profile.sub } },
+      select: { user: { select: { id: true, email: true, disabledAt: true } } },
+    });
+    if (identity) return { userId: identity.user.id, email: identity.user.email, disabled: identity.user.disabledAt != null };
+
+    const existing = await tx.user.findUnique({ where: { email: profile.email } });
+    if (existing && profile.email_verified === false) return { refused: "email-unverified" as const };
+    if (!existing) {
+      await appendAuditEvent(tx, { type: "user.created", actor: "system", data: { user: profile.email, issuer } });
+    }
+    const user =
+      existing ??
+      (await tx.user.create({ data: { id: newId("usr"), email: profile.email, name: profile.name ?? null } }));
+    await tx.identity.create({
+      data: { id: newId("idn"), userId: user.id, issuer, subject: profile.sub, email: profile.email },
+    });
+    return { userId: user.id, email: user.email, disabled: user.disabledAt != null };
+  });
+}

@@ -1,0 +1,83 @@
+/** Verification of Countersign's outbound `approval.decided` callbacks (CONTRACT §5). */
+import {
+  verifyWebhook,
+  webhookHeadersFrom,
+  type WebhookHeaderValues,
+} from "../webhooks/standard-webhooks";
+import { CountersignError } from "./errors";
+import { checkApprovalDecidedEvent } from "./shape";
+import type { ApprovalDecidedEvent } from "./types";
+
+/** The callback's headers: already picked out, a Fetch `Headers`, or a Node header record. */
+export type CallbackHeaders =
+  | WebhookHeaderValues
+  | Headers
+  | Record<string, string | string[] | undefined>
+  | null
+  | undefined;
+
+export interface VerifyCallbackInput {
+  /** The service's callback secret(s), `whsec_…`; two during a rotation. */
+  secret: string | readonly string[];
+  headers: CallbackHeaders;
+  /** The request body exactly as received. */
+  rawBody: Uint8Array;
+  /** Unix seconds; defaults to now. */
+  now?: number;
+}
+
+function headerValues(headers: CallbackHeaders): WebhookHeaderValues | null | undefined {
+  if (!headers) return headers;
+  if (typeof (headers as Headers).get === "function") return webhookHeadersFrom(headers as Headers);
+  if ("id" in headers || "timestamp" in headers || "signature" in headers) return headers as WebhookHeaderValues;
+  return webhookHeadersFrom(headers as Record<string, string | string[] | undefined>);
+}
+
+/**
+ * Verifies a callback's Standard Webhooks signature, then parses its body.
+ *
+ * @throws CountersignError "invalid-signature" (with `reason`: "missing-headers",
+ *   "bad-timestamp", "stale" or "bad-signature") — answer the request with 401;
+ *   "invalid-request" when a correctly signed body is not an `approval.decided`
+ *   event (reason names the first bad field).
+ */
+export function verifyCallback(input: VerifyCallbackInput): ApprovalDecidedEvent {
+  const secrets = typeof input.secret === "string" ? [input.secret] : [...input.secret];
+  const result = verifyWebhook({
+    secrets,
+    headers: headerValues(input.headers),
+    rawBody: input.rawBody,
+    now: input.now,
+  });
+  if (!result.ok) {
+    throw new CountersignError({
+      code: "invalid-signature",
+      status: 0,
+      reason: result.reason,
+      message: `callback signature refused: ${result.reason}`,
+    });
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(input.rawBody));
+  } catch (error) {
+    throw new CountersignError({
+      code: "invalid-request",
+      status: 0,
+      reason: "not-json",
+      message: "callback body is not JSON",
+      cause: error,
+    });
+  }
+  const checked = checkApprovalDecidedEvent(body);
+  if (!checked.ok) {
+    throw new CountersignError({
+      code: "invalid-request",
+      status: 0,
+      reason: checked.field,
+      message: `callback body field ${checked.field} is missing or invalid`,
+      body,
+    });
+  }
+  return checked.value;
+}

@@ -1,0 +1,44 @@
+/**
+ * Countersign client for agent services (executors). Pure: node built-ins,
+ * global fetch and jose; safe to import outside the Countersign server.
+ */
+export {
+  CountersignClient,
+  MAX_WAIT_SECONDS,
+  MAX_WEBHOOK_BODY_BYTES,
+  parseRetryAfter,
+  type ApprovalRequestInput,
+  type CallOptions,
+  type ConsumeBindingInput,
+  type CountersignClientOptions,
+  type GetApprovalOptions,
+  type RequestApprovalOptions,
+  type WaitForDecisionOptions,
+} from "./client";
+export {
+  CONTRACT_ERROR_CODES,
+  CountersignError,
+  isContractErrorCode,
+  isCountersignError,
+  type ClientErrorCode,
+  type ContractErrorCode,
+  type CountersignErrorCode,
+  type CountersignErrorInit,
+} from "./errors";
+export {
+  decodeReceiptUnverified,
+  verifyReceipt,
+  type JwksSource,
+  type ReceiptExpectation,
+  type VerifyReceiptOptions,
+} from "./receipt";
+export { verifyCallback, type CallbackHeaders, type VerifyCallbackInput } from "./callback";
+export type * from "./types";
+export { argsDigest, canonicalJson, CanonicalJsonError, type ArgsDigest } from "../digest/args-digest";
+export {
+  generateWebhookSecret,
+  signWebhook,
+  verifyWebhook,
+  type WebhookHeaderValues,
+  type WebhookVerifyResult,
+} from "../webhooks/standard-webhooks";

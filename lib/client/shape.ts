@@ -1,0 +1,123 @@
+/** Minimal runtime checks of contract bodies (the client depends on no schema library). */
+import type {
+  ApprovalCreated,
+  ApprovalDecidedEvent,
+  ApprovalState,
+  ApprovalStatus,
+  CancelResult,
+  ConsumeResult,
+  ConsumedDecision,
+  FinalDecision,
+  ReceiptPayload,
+  RequestIssue,
+} from "./types";
+
+type Json = Record<string, unknown>;
+
+const STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "denied", "expired", "cancelled"];
+const FINAL: readonly FinalDecision[] = ["approved", "denied", "expired", "cancelled"];
+const CONSUMED: readonly ConsumedDecision[] = ["approved", "denied", "expired"];
+
+export function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+const isString = (value: unknown): value is string => typeof value === "string";
+const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
+const oneOf =
+  <T extends string>(values: readonly T[]) =>
+  (value: unknown): value is T =>
+    typeof value === "string" && (values as readonly string[]).includes(value);
+
+/** Returns the name of the first field failing its check, or null when all pass. */
+function firstBad(body: Json, checks: Record<string, (value: unknown) => boolean>): string | null {
+  for (const [field, check] of Object.entries(checks)) {
+    if (!check(body[field])) return field;
+  }
+  return null;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; field: string };
+
+function check<T>(body: unknown, checks: Record<string, (value: unknown) => boolean>): Checked<T> {
+  if (!isObject(body)) return { ok: false, field: "(body)" };
+  const field = firstBad(body, checks);
+  return field === null ? { ok: true, value: body as T } : { ok: false, field };
+}
+
+export const checkApprovalCreated = (body: unknown) =>
+  check<ApprovalCreated>(body, {
+    approval_id: isString,
+    status: isString,
+    args_digest: isString,
+    expires_at: isString,
+    review_url: isString,
+  });
+
+export const checkApprovalState = (body: unknown) =>
+  check<ApprovalState>(body, {
+    approval_id: isString,
+    status: oneOf(STATUSES),
+    run_id: isString,
+    call_id: isString,
+    tool: isString,
+    args_digest: isString,
+    expires_at: isString,
+    decided_at: (value) => value === null || isString(value),
+    decided_by: isStringArray,
+    consumed: (value) => typeof value === "boolean",
+  });
+
+export const checkConsumeResult = (body: unknown) =>
+  check<ConsumeResult>(body, {
+    approval_id: isString,
+    decision: oneOf(CONSUMED),
+    decided_by: isStringArray,
+    decided_at: isString,
+    consumed_at: isString,
+    receipt: isString,
+  });
+
+export const checkCancelResult = (body: unknown) =>
+  check<CancelResult>(body, { status: (value) => value === "cancelled" });
+
+export const checkReceiptPayload = (body: unknown) =>
+  check<ReceiptPayload>(body, {
+    approval_id: isString,
+    service: isString,
+    run_id: isString,
+    call_id: isString,
+    tool: isString,
+    args_digest: isString,
+    decision: oneOf(CONSUMED),
+    decided_by: isStringArray,
+    decided_at: isString,
+    consumed_at: isString,
+  });
+
+export function checkApprovalDecidedEvent(body: unknown): Checked<ApprovalDecidedEvent> {
+  const outer = check<ApprovalDecidedEvent>(body, {
+    type: (value) => value === "approval.decided",
+    timestamp: isString,
+    data: isObject,
+  });
+  if (!outer.ok) return outer;
+  const inner = check<ApprovalDecidedEvent["data"]>(outer.value.data, {
+    approval_id: isString,
+    run_id: isString,
+    call_id: isString,
+    tool: isString,
+    args_digest: isString,
+    decision: oneOf(FINAL),
+    decided_by: isStringArray,
+    decided_at: isString,
+  });
+  return inner.ok ? outer : { ok: false, field: `data.${inner.field}` };
+}
+
+export function issuesOf(body: unknown): RequestIssue[] | undefined {
+  if (!isObject(body) || !Array.isArray(body.issues)) return undefined;
+  return body.issues.filter(
+    (issue): issue is RequestIssue => isObject(issue) && isString(issue.path) && isString(issue.message),
+  );
+}

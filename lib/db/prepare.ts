@@ -1,0 +1,18 @@
+// Bring a database to a usable state: create the SQLite directory, apply the
+// committed migrations, ensure the baseline rows. Run by `npm start` and by
+// the admin command line before anything else; idempotent.
+import "server-only";
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { env } from "../env";
+import { db } from "./client";
+import { ensureBaseline } from "./baseline";
+import { migrate, sqlitePath, type MigrateResult } from "./migrate";
+
+export async function prepareDatabase(): Promise<MigrateResult> {
+  const { DATABASE_URL, databaseProvider } = env();
+  if (databaseProvider === "sqlite") mkdirSync(dirname(resolve(sqlitePath(DATABASE_URL))), { recursive: true });
+  const result = await migrate(DATABASE_URL);
+  await ensureBaseline(db());
+  return result;
+}

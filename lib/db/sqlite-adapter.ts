@@ -1,0 +1,164 @@
+// Prisma's better-sqlite3 adapter (7.10.0) runs every query on one shared
+// connection, and only serializes transactions against each other. A query
+// issued by another request while an interactive transaction is open lands
+// inside that transaction: it reads uncommitted rows and, if the transaction
+// rolls back, its acknowledged write silently disappears (../shared/STACK.md).
+//
+// This wrapper closes that hole at the driver layer: one lock per connection,
+// held by a transaction from BEGIN to COMMIT/ROLLBACK and taken by every other
+// statement, so nothing interleaves with an open transaction. Transactions
+// also switch to BEGIN IMMEDIATE: they take SQLite's write lock up front and
+// wait on busy_timeout for other processes, instead of failing with
+// SQLITE_BUSY when a deferred transaction tries to upgrade its lock.
+import type {
+  IsolationLevel,
+  SqlDriverAdapter,
+  SqlDriverAdapterFactory,
+  SqlQuery,
+  SqlResultSet,
+  Transaction,
+} from "@prisma/driver-adapter-utils";
+
+export class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+
+  /** Resolves with a release function once every earlier holder has released. */
+  acquire(): Promise<() => void> {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const ready = this.#tail.then(() => once(release));
+    this.#tail = this.#tail.then(() => released);
+    return ready;
+  }
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await this.acquire();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      fn();
+    }
+  };
+}
+
+const raw = (sql: string): SqlQuery => ({ sql, args: [], argTypes: [] });
+
+class SerializedTransaction implements Transaction {
+  readonly provider: Transaction["provider"];
+  readonly adapterName: string;
+  readonly options: Transaction["options"];
+
+  constructor(
+    private readonly inner: Transaction,
+    private readonly release: () => void,
+  ) {
+    this.provider = inner.provider;
+    this.adapterName = inner.adapterName;
+    this.options = inner.options;
+  }
+
+  queryRaw(q: SqlQuery): Promise<SqlResultSet> {
+    return this.inner.queryRaw(q);
+  }
+  executeRaw(q: SqlQuery): Promise<number> {
+    return this.inner.executeRaw(q);
+  }
+  async commit(): Promise<void> {
+    try {
+      await this.inner.commit();
+    } finally {
+      this.release();
+    }
+  }
+  async rollback(): Promise<void> {
+    try {
+      await this.inner.rollback();
+    } finally {
+      this.release();
+    }
+  }
+  createSavepoint(name: string): Promise<void> {
+    return this.inner.executeRaw(raw(`SAVEPOINT ${name}`)).then(() => undefined);
+  }
+  rollbackToSavepoint(name: string): Promise<void> {
+    return this.inner.executeRaw(raw(`ROLLBACK TO ${name}`)).then(() => undefined);
+  }
+  releaseSavepoint(name: string): Promise<void> {
+    return this.inner.executeRaw(raw(`RELEASE SAVEPOINT ${name}`)).then(() => undefined);
+  }
+}
+
+class SerializedAdapter implements SqlDriverAdapter {
+  readonly provider: SqlDriverAdapter["provider"];
+  readonly adapterName: string;
+  readonly getConnectionInfo?: SqlDriverAdapter["getConnectionInfo"];
+  readonly #lock = new Mutex();
+
+  constructor(private readonly inner: SqlDriverAdapter) {
+    this.provider = inner.provider;
+    this.adapterName = inner.adapterName;
+    this.getConnectionInfo = inner.getConnectionInfo?.bind(inner);
+  }
+
+  queryRaw(q: SqlQuery): Promise<SqlResultSet> {
+    return this.#lock.run(() => this.inner.queryRaw(q));
+  }
+  executeRaw(q: SqlQuery): Promise<number> {
+    return this.#lock.run(() => this.inner.executeRaw(q));
+  }
+  executeScript(script: string): Promise<void> {
+    return this.#lock.run(() => this.inner.executeScript(script));
+  }
+
+  async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
+    const release = await this.#lock.acquire();
+    try {
+      const tx = await this.inner.startTransaction(isolationLevel);
+      try {
+        // The inner adapter opened a deferred transaction that has not touched
+        // the database yet; replace it with an immediate one on the same
+        // connection (we hold the only key to it).
+        await tx.executeRaw(raw("COMMIT"));
+        await tx.executeRaw(raw("BEGIN IMMEDIATE"));
+      } catch (e) {
+        await tx.rollback().catch(() => undefined);
+        throw e;
+      }
+      return new SerializedTransaction(tx, release);
+    } catch (e) {
+      release();
+      throw e;
+    }
+  }
+
+  dispose(): Promise<void> {
+    return this.#lock.run(() => this.inner.dispose());
+  }
+}
+
+export class SerializedSqliteAdapterFactory implements SqlDriverAdapterFactory {
+  readonly provider: SqlDriverAdapterFactory["provider"];
+  readonly adapterName: string;
+
+  constructor(private readonly inner: SqlDriverAdapterFactory) {
+    this.provider = inner.provider;
+    this.adapterName = inner.adapterName;
+  }
+
+  async connect(): Promise<SqlDriverAdapter> {
+    const adapter = new SerializedAdapter(await this.inner.connect());
+    // WAL lets readers in other processes work during a write.
+    await adapter.executeScript("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;");
+    return adapter;
+  }
+}

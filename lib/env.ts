@@ -1,0 +1,89 @@
+// The one place that reads process.env. Validated once, on first use, with
+// messages that name the variable. Outside production, missing secrets are
+// generated once into a git-ignored file under the data directory
+// (lib/local-secrets.ts), so `npm start` works on a fresh clone.
+import { z } from "zod";
+import { loadOrCreateLocalSecrets, SECRET_NAMES, type SecretName } from "./local-secrets";
+
+const base64Key32 = (name: string) =>
+  z.string().refine((v) => Buffer.from(v, "base64").length === 32, {
+    message: `${name} must be 32 random bytes, base64-encoded`,
+  });
+
+const flag = z
+  .enum(["0", "1", "true", "false", ""])
+  .optional()
+  .transform((v) => v === "1" || v === "true");
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).optional(),
+    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    DATABASE_URL: z.string().min(1).default("file:./data/countersign.db"),
+    COUNTERSIGN_DATA_DIR: z.string().min(1).default("./data"),
+    APP_URL: z.url().optional(),
+    AUTH_SECRET: z.string().min(32, "AUTH_SECRET must be at least 32 characters"),
+    AUDIT_KEY: base64Key32("AUDIT_KEY"),
+    ENCRYPTION_KEY: base64Key32("ENCRYPTION_KEY"),
+    RECEIPT_SIGNING_KEY: z.string().min(1),
+    AUTH_CREDENTIALS: flag,
+    AUTH_OIDC_ISSUER: z.url().optional(),
+    AUTH_OIDC_ID: z.string().min(1).optional(),
+    AUTH_OIDC_SECRET: z.string().min(1).optional(),
+    AUTH_OIDC_NAME: z.string().min(1).default("Single sign-on"),
+    POLICY_FILE: z.string().min(1).optional(),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    // Bench-only switches (issue: benchmark). Never set in production.
+    COUNTERSIGN_BENCH: flag,
+  })
+  .refine((e) => !e.AUTH_OIDC_ISSUER || (e.AUTH_OIDC_ID && e.AUTH_OIDC_SECRET), {
+    message: "AUTH_OIDC_ISSUER needs AUTH_OIDC_ID and AUTH_OIDC_SECRET",
+    path: ["AUTH_OIDC_ID"],
+  });
+
+export type Env = z.infer<typeof envSchema> & {
+  databaseProvider: "sqlite" | "postgresql";
+  appUrl: string;
+};
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export function databaseProviderOf(url: string): "sqlite" | "postgresql" {
+  return /^postgres(ql)?:\/\//.test(url) ? "postgresql" : "sqlite";
+}
+
+export function parseEnv(source: NodeJS.ProcessEnv): Env {
+  const raw: Record<string, string | undefined> = { ...source };
+  const production = raw.NODE_ENV === "production";
+  const missing = SECRET_NAMES.filter((n) => !raw[n]);
+  if (missing.length > 0) {
+    if (production) {
+      throw new ConfigError(
+        `Missing required configuration: ${missing.join(", ")}. ` +
+          "In production every secret must come from the environment (see README, Configuration).",
+      );
+    }
+    const local = loadOrCreateLocalSecrets(raw.COUNTERSIGN_DATA_DIR ?? "./data");
+    for (const n of missing) raw[n] = local[n as SecretName];
+  }
+  const parsed = envSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".") || "env"}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  return {
+    ...e,
+    databaseProvider: databaseProviderOf(e.DATABASE_URL),
+    appUrl: (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+  };
+}
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

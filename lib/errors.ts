@@ -1,0 +1,59 @@
+// Errors that carry the contract's error codes (CONTRACT §3, §4) plus the
+// product's own. One table maps each code to its HTTP status; lib/http turns
+// an AppError (or a ZodError) into a response.
+import type { ZodError } from "zod";
+
+export const ERROR_STATUS = {
+  "invalid-request": 422,
+  "digest-mismatch": 422,
+  "reason-required": 422,
+  "too-large": 413,
+  "invalid-signature": 401,
+  unauthorized: 401,
+  forbidden: 403,
+  "not-eligible": 403,
+  "self-review": 403,
+  "not-found": 404,
+  "call-reused": 409,
+  "already-consumed": 409,
+  "binding-mismatch": 409,
+  "not-decided": 409,
+  "already-decided": 409,
+  "already-reviewed": 409,
+  expired: 409,
+  conflict: 409,
+  "last-admin": 409,
+  "rate-limited": 429,
+  unavailable: 503,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export type Issue = { path: string; message: string };
+
+export class AppError extends Error {
+  override name = "AppError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string = code,
+    readonly details: { issues?: Issue[]; retryAfter?: number } = {},
+  ) {
+    super(message);
+  }
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** zod issues as {path, message}; zod's default messages never echo input values. */
+export function issuesOf(error: ZodError, prefix: string[] = []): Issue[] {
+  return error.issues.map((i) => ({
+    path: [...prefix, ...i.path.map(String)].join("."),
+    message: i.message,
+  }));
+}
+
+export function invalidRequest(error: ZodError, prefix: string[] = []): AppError {
+  return new AppError("invalid-request", "invalid request", { issues: issuesOf(error, prefix) });
+}

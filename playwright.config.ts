@@ -1,0 +1,48 @@
+// Browser tests: Debian's Chromium (never a downloaded browser) against the
+// built app on a throwaway SQLite database, with a real local OIDC issuer.
+import { defineConfig, devices } from "@playwright/test";
+import { E2E } from "./e2e/config";
+
+export default defineConfig({
+  testDir: "e2e",
+  testMatch: /.*\.spec\.ts/,
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  reporter: [["list"]],
+  outputDir: ".tmp/e2e-results",
+  use: {
+    baseURL: E2E.appUrl,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
+  webServer: [
+    {
+      command: "node e2e/oidc-issuer.mjs",
+      url: `${E2E.issuer}/.well-known/openid-configuration`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+    },
+    {
+      command: "node e2e/start-app.mjs",
+      url: `${E2E.appUrl}/signin`,
+      reuseExistingServer: false,
+      timeout: 180_000,
+      stdout: "pipe",
+    },
+  ],
+});

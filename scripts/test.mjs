@@ -1,0 +1,34 @@
+// `npm test`: every test, in order: type check, Vitest (unit and integration
+// on real SQLite, and PostgreSQL when PG_TEST_URL is set), a production build,
+// then Playwright in Debian's Chromium against the built app.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+if (!existsSync(chromium)) {
+  console.error(
+    `npm test: Chromium not found at ${chromium}. The browser tests need Debian's package: ` +
+      "`apt-get install -y chromium` (or set CHROMIUM_PATH).",
+  );
+  process.exit(1);
+}
+if (!process.env.PG_TEST_URL) {
+  console.warn("npm test: PG_TEST_URL is not set; PostgreSQL tests will not run (SQLite only).");
+}
+
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+const steps = [
+  ["type check", ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]],
+  ["vitest", ["node_modules/vitest/vitest.mjs", "run"]],
+  ["build", ["node_modules/next/dist/bin/next", "build"]],
+  ["playwright", ["node_modules/@playwright/test/cli.js", "test"]],
+];
+const only = process.argv.slice(2);
+for (const [name, args] of steps) {
+  if (only.length && !only.includes(name)) continue;
+  console.log(`\n=== npm test: ${name} ===`);
+  const started = Date.now();
+  const r = spawnSync(process.execPath, args, { stdio: "inherit", env });
+  console.log(`=== ${name}: ${r.status === 0 ? "ok" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}

@@ -1,0 +1,66 @@
+// Fresh, real databases for integration tests: a temporary SQLite file, or a
+// new PostgreSQL database on the server named by PG_TEST_URL (dropped after).
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+export type Provider = "sqlite" | "postgresql";
+
+export const PG_TEST_URL = process.env.PG_TEST_URL;
+
+/** The providers to run a suite on: SQLite always, PostgreSQL when PG_TEST_URL is set. */
+export function providers(): Provider[] {
+  return PG_TEST_URL ? ["sqlite", "postgresql"] : ["sqlite"];
+}
+
+export function freshSqliteUrl(): string {
+  return `file:${join(mkdtempSync(join(tmpdir(), "cs-db-")), "test.db")}`;
+}
+
+export async function freshPostgresUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (!PG_TEST_URL) throw new Error("PG_TEST_URL is not set");
+  const name = `cs_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: PG_TEST_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(PG_TEST_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_TEST_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export async function freshDatabaseUrl(provider: Provider): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (provider === "postgresql") return freshPostgresUrl();
+  return { url: freshSqliteUrl(), drop: async () => undefined };
+}
+
+/**
+ * Points this test file's process-wide database at a fresh one, migrated and
+ * with its baseline rows. Call before importing modules that use lib/db
+ * (each Vitest file has its own module registry, so files do not interfere).
+ */
+export async function useFreshDatabase(provider: Provider) {
+  const fresh = await freshDatabaseUrl(provider);
+  process.env.DATABASE_URL = fresh.url;
+  const { prepareDatabase } = await import("@/lib/db/prepare");
+  await prepareDatabase();
+  const { db } = await import("@/lib/db/client");
+  return {
+    url: fresh.url,
+    db: db(),
+    async close() {
+      await db().$disconnect();
+      await fresh.drop();
+    },
+  };
+}
