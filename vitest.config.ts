@@ -15,6 +15,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts", "lib/**/*.test.ts"],
     environment: "node",
     setupFiles: ["test/setup-env.ts"],
+    globalSetup: ["test/global-setup.ts"],
     // Integration tests share real databases and servers: run files one at a time.
     fileParallelism: false,
     testTimeout: 60_000,

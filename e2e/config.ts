@@ -2,6 +2,6 @@
 // .mjs launchers). Loopback names use "localhost" everywhere: Next rewrites
 // 127.0.0.1 to localhost in req.url, and a mismatch breaks the OIDC
 // redirect_uri check (STACK.md).
-import settings from "./e2e.json";
+import settings from "./e2e.json" with { type: "json" };
 
 export const E2E = settings;

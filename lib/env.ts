@@ -31,8 +31,11 @@ const envSchema = z
     AUTH_OIDC_ID: z.string().min(1).optional(),
     AUTH_OIDC_SECRET: z.string().min(1).optional(),
     AUTH_OIDC_NAME: z.string().min(1).default("Single sign-on"),
+    AUTH_OIDC_TRUST_EMAILS: flag,
     POLICY_FILE: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    // First retry delay of a failed callback; later ones double (capped at 1 h).
+    CALLBACK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
     // Bench-only switches (issue: benchmark). Never set in production.
     COUNTERSIGN_BENCH: flag,
   })

@@ -1,70 +1,17 @@
 // Admin command line (CONTRACT §8): `npm run admin -- <command> [--flag value]…`.
 // Every command prints one JSON object on stdout and exits 0, or prints an
 // error to stderr and exits non-zero. Flags are parsed here and validated by
-// the lib/ functions they call, which hold every rule.
+// the lib/ functions they call, which hold every rule. Commands live in
+// scripts/admin/*-commands.ts, one table per area.
 import { ZodError } from "zod";
 import { AppError, issuesOf } from "@/lib/errors";
 import { ConfigError } from "@/lib/env";
 import { prepareDatabase } from "@/lib/db/prepare";
 import { db } from "@/lib/db/client";
-import { addUser } from "@/lib/users/add-user";
-import { grantRole, revokeRole } from "@/lib/users/roles";
+import { parseArgs, UsageError, type Command } from "./admin/flags";
+import { coreCommands } from "./admin/core-commands";
 
-type Flags = Map<string, string[]>;
-
-class UsageError extends Error {}
-
-function parseArgs(argv: string[]): { words: string[]; flags: Flags } {
-  const words: string[] = [];
-  const flags: Flags = new Map();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg.startsWith("--")) {
-      const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-      const next = argv[i + 1];
-      const value = inline ?? (next !== undefined && !next.startsWith("--") ? (i++, next) : "true");
-      flags.set(name, [...(flags.get(name) ?? []), value]);
-    } else {
-      words.push(arg);
-    }
-  }
-  return { words, flags };
-}
-
-function one(flags: Flags, name: string): string {
-  const v = flags.get(name);
-  if (!v || v.length === 0) throw new UsageError(`missing --${name}`);
-  if (v.length > 1) throw new UsageError(`--${name} given more than once`);
-  return v[0]!;
-}
-
-function optional(flags: Flags, name: string): string | undefined {
-  return flags.has(name) ? one(flags, name) : undefined;
-}
-
-type Command = { usage: string; flags: string[]; run: (f: Flags) => Promise<unknown> };
-
-const COMMANDS: Record<string, Command> = {
-  "user add": {
-    usage: "user add --email E [--name N] [--password P] [--role R]...",
-    flags: ["email", "name", "password", "role"],
-    run: (f) =>
-      addUser(
-        { email: one(f, "email"), name: optional(f, "name"), password: optional(f, "password"), roles: f.get("role") ?? [] },
-        "cli",
-      ),
-  },
-  "role grant": {
-    usage: "role grant --email E --role R",
-    flags: ["email", "role"],
-    run: (f) => grantRole({ email: one(f, "email"), role: one(f, "role") }, "cli"),
-  },
-  "role revoke": {
-    usage: "role revoke --email E --role R",
-    flags: ["email", "role"],
-    run: (f) => revokeRole({ email: one(f, "email"), role: one(f, "role") }, "cli"),
-  },
-};
+const COMMANDS: Record<string, Command> = { ...coreCommands };
 
 function usage(): string {
   return ["usage: npm run admin -- <command>", ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join("\n");

@@ -1,10 +1,12 @@
 // First sign-in through the company's identity provider: link the identity
 // (issuer + subject) to a user, creating one with no roles; an admin grants
 // roles later. A known email links to the existing user only when the
-// provider says the email is verified.
+// provider says the email is verified (or AUTH_OIDC_TRUST_EMAILS=1, for
+// providers such as Entra ID that do not send email_verified).
 import "server-only";
 import { z } from "zod";
 import { inTransaction } from "../db/transaction";
+import { env } from "../env";
 import { appendAuditEvent } from "../audit/append-event";
 import { newId } from "../ids";
 import { emailSchema } from "../users/schemas";
@@ -30,7 +32,11 @@ export async function linkOidcIdentity(issuer: string, rawProfile: unknown): Pro
     if (identity) return { userId: identity.user.id, email: identity.user.email, disabled: identity.user.disabledAt != null };
 
     const existing = await tx.user.findUnique({ where: { email: profile.email } });
-    if (existing && profile.email_verified === false) return { refused: "email-unverified" as const };
+    // An unverified (or unstated) email must not take over an existing account,
+    // unless the operator declares this provider's emails trustworthy.
+    if (existing && profile.email_verified !== true && !env().AUTH_OIDC_TRUST_EMAILS) {
+      return { refused: "email-unverified" as const };
+    }
     if (!existing) {
       await appendAuditEvent(tx, { type: "user.created", actor: "system", data: { user: profile.email, issuer } });
     }

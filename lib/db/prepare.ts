@@ -8,11 +8,13 @@ import { env } from "../env";
 import { db } from "./client";
 import { ensureBaseline } from "./baseline";
 import { migrate, sqlitePath, type MigrateResult } from "./migrate";
+import { ensureSigningKey } from "../receipts/signing-keys";
 
 export async function prepareDatabase(): Promise<MigrateResult> {
   const { DATABASE_URL, databaseProvider } = env();
   if (databaseProvider === "sqlite") mkdirSync(dirname(resolve(sqlitePath(DATABASE_URL))), { recursive: true });
   const result = await migrate(DATABASE_URL);
   await ensureBaseline(db());
+  await ensureSigningKey();
   return result;
 }

@@ -10,6 +10,7 @@
 // also switch to BEGIN IMMEDIATE: they take SQLite's write lock up front and
 // wait on busy_timeout for other processes, instead of failing with
 // SQLITE_BUSY when a deferred transaction tries to upgrade its lock.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type {
   IsolationLevel,
   SqlDriverAdapter,
@@ -52,6 +53,19 @@ function once(fn: () => void): () => void {
 }
 
 const raw = (sql: string): SqlQuery => ({ sql, args: [], argTypes: [] });
+
+/**
+ * Marks code running inside an interactive transaction. A query on the plain
+ * client from there would wait for the lock its own transaction holds (a
+ * deadlock until the transaction times out), so it fails at once instead.
+ */
+export const transactionScope = new AsyncLocalStorage<true>();
+
+function assertNotInTransaction(): void {
+  if (transactionScope.getStore()) {
+    throw new Error("query on the plain client inside a transaction: use the transaction client (tx)");
+  }
+}
 
 class SerializedTransaction implements Transaction {
   readonly provider: Transaction["provider"];
@@ -111,9 +125,11 @@ class SerializedAdapter implements SqlDriverAdapter {
   }
 
   queryRaw(q: SqlQuery): Promise<SqlResultSet> {
+    assertNotInTransaction();
     return this.#lock.run(() => this.inner.queryRaw(q));
   }
   executeRaw(q: SqlQuery): Promise<number> {
+    assertNotInTransaction();
     return this.#lock.run(() => this.inner.executeRaw(q));
   }
   executeScript(script: string): Promise<void> {

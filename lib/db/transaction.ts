@@ -1,5 +1,6 @@
 import "server-only";
 import { db, type Tx } from "./client";
+import { transactionScope } from "./sqlite-adapter";
 
 /**
  * Runs fn in one interactive transaction. On SQLite the connection wrapper
@@ -8,5 +9,5 @@ import { db, type Tx } from "./client";
  * callers lock what they check (conditional updates, the audit head row).
  */
 export function inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return db().$transaction(fn, { maxWait: 10_000, timeout: 20_000 });
+  return transactionScope.run(true, () => db().$transaction(fn, { maxWait: 10_000, timeout: 20_000 }));
 }

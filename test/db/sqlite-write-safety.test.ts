@@ -92,3 +92,26 @@ describe("SQLite write safety", () => {
     }
   });
 });
+
+describe("transaction misuse on SQLite", () => {
+  it("fails at once, instead of deadlocking, when the plain client is used inside a transaction", async () => {
+    const { transactionScope } = await import("@/lib/db/sqlite-adapter");
+    const url = freshSqliteUrl();
+    await migrate(url);
+    const client = createDb(url);
+    try {
+      const started = Date.now();
+      const outcome = await transactionScope
+        .run(true, () => client.$transaction(async () => client.user.count()))
+        .then(
+          () => "completed",
+          (e: Error) => e.message,
+        );
+      expect(outcome).toMatch(/use the transaction client/);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(await client.user.count()).toBe(0); // the client still works afterwards
+    } finally {
+      await client.$disconnect();
+    }
+  });
+});

@@ -1,0 +1,13 @@
+import { withService, readJson } from "@/lib/http/with-service";
+import { json } from "@/lib/http/respond";
+import { invalidRequest } from "@/lib/errors";
+import { consumeRequestSchema } from "@/lib/approvals/schemas";
+import { consumeApproval } from "@/lib/approvals/consume-approval";
+
+export const dynamic = "force-dynamic";
+
+export const POST = withService<{ id: string }>(async (req, service, { id }) => {
+  const binding = consumeRequestSchema.safeParse(await readJson(req));
+  if (!binding.success) throw invalidRequest(binding.error);
+  return json(await consumeApproval(service, id, binding.data));
+});

@@ -1,0 +1,71 @@
+// Shared steps for the browser tests. Users are created through the real
+// admin CLI against the e2e app's database (SQLite in WAL mode, so the CLI
+// and the running app may write at the same time).
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { expect, type Page } from "@playwright/test";
+import { E2E } from "./config";
+
+export type TestUser = { email: string; password: string };
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url));
+
+/** Environment that points a CLI process at the e2e app's database and data directory. */
+export function e2eEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: "test",
+    DATABASE_URL: `file:./${E2E.dataDir}/countersign.db`,
+    COUNTERSIGN_DATA_DIR: E2E.dataDir,
+  };
+}
+
+/** Runs `npm run -s admin -- <args>` and returns its JSON output. Throws, with stderr, on a non-zero exit. */
+export function adminCli(args: readonly string[]): unknown {
+  try {
+    const out = execFileSync("npm", ["run", "-s", "admin", "--", ...args], {
+      cwd: repoRoot,
+      env: e2eEnv(),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 60_000,
+    });
+    return JSON.parse(out);
+  } catch (e) {
+    const err = e as { status?: number | null; stderr?: string; message: string };
+    throw new Error(`admin CLI ${args.slice(0, 2).join(" ")} failed (exit ${err.status ?? "?"}): ${err.stderr?.trim() || err.message}`);
+  }
+}
+
+/** A unique email for this run, safe to use for a user that must not exist yet. */
+export function uniqueEmail(prefix = "user"): string {
+  return `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString("hex")}@e2e.example.com`;
+}
+
+/** Creates a user with a unique email and a random password, holding exactly `roles`. */
+export function createUser({ roles = [] as readonly string[], prefix = "user" } = {}): TestUser {
+  const email = uniqueEmail(prefix);
+  const password = randomBytes(18).toString("base64url");
+  const args = ["user", "add", "--email", email, "--password", password];
+  for (const role of roles) args.push("--role", role);
+  const created = adminCli(args) as { email?: unknown; roles?: unknown };
+  if (created.email !== email) throw new Error(`admin CLI created ${String(created.email)}, expected ${email}`);
+  return { email, password };
+}
+
+/** Fills the sign-in form; does not wait for any outcome. */
+export async function submitSignIn(page: Page, user: TestUser): Promise<void> {
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  // exact: "Sign in with Test IdP" also contains "Sign in".
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
+/** Signs in with email and password and waits until the approvals page shows the user. */
+export async function signIn(page: Page, user: TestUser): Promise<void> {
+  await submitSignIn(page, user);
+  await expect(page).toHaveURL(/\/approvals$/);
+  await expect(page.getByTestId("current-user")).toHaveText(user.email);
+}

@@ -1,0 +1,91 @@
+// The executor takes a decision, exactly once (CONTRACT §4). The binding
+// (run, call, tool, digest) must equal the request's; the consume itself is
+// one conditional update that only an unconsumed, decided row passes, so any
+// number of concurrent consumes, on any number of instances, yield one success.
+import "server-only";
+import { z } from "zod";
+import { inTransaction } from "../db/transaction";
+import { appendAuditEvent } from "../audit/append-event";
+import { AppError } from "../errors";
+import { signReceipt } from "../receipts/sign-receipt";
+import { currentSigningKey } from "../receipts/signing-keys";
+import type { AuthenticatedService } from "../services/authenticate-service";
+import { emitLocalChange } from "./changes";
+import { expireIfDue } from "./expire-approval";
+import { parseDecidedBy } from "./present";
+import type { consumeRequestSchema } from "./schemas";
+
+type Binding = z.infer<typeof consumeRequestSchema>;
+const CONSUMABLE = ["approved", "denied", "expired"] as const;
+
+export async function consumeApproval(service: AuthenticatedService, approvalId: string, binding: Binding) {
+  const signingKey = await currentSigningKey();
+  const result = await inTransaction(async (tx) => {
+    const a = await tx.approval.findFirst({ where: { id: approvalId, serviceId: service.id } });
+    if (!a) return { error: new AppError("not-found") };
+    const now = new Date();
+    const expiredNow = await expireIfDue(tx, a, now);
+
+    const mismatched = (["run_id", "call_id", "tool", "args_digest"] as const).filter(
+      (k) => binding[k] !== { run_id: a.runId, call_id: a.callId, tool: a.tool, args_digest: a.argsDigest }[k],
+    );
+    if (mismatched.length) {
+      // Refused, and recorded: the audit event commits, nothing is consumed.
+      await appendAuditEvent(tx, {
+        type: "consume.refused",
+        actor: `service:${service.slug}`,
+        approvalId,
+        data: { reason: "binding-mismatch", fields: mismatched },
+      });
+      return { error: new AppError("binding-mismatch"), expiredNow };
+    }
+
+    const { count } = await tx.approval.updateMany({
+      where: { id: approvalId, serviceId: service.id, consumedAt: null, status: { in: [...CONSUMABLE] } },
+      data: { consumedAt: now },
+    });
+    if (count === 0) {
+      const current = await tx.approval.findUniqueOrThrow({ where: { id: approvalId }, select: { status: true, consumedAt: true } });
+      const code = current.consumedAt ? "already-consumed" : "not-decided";
+      return { error: new AppError(code), expiredNow };
+    }
+
+    const row = await tx.approval.findUniqueOrThrow({ where: { id: approvalId } });
+    const decision = CONSUMABLE.find((s) => s === row.status)!;
+    const decidedAt = (row.decidedAt ?? row.expiresAt).toISOString();
+    const decidedBy = parseDecidedBy(row.decidedBy);
+    await appendAuditEvent(tx, {
+      type: "approval.consumed",
+      actor: `service:${service.slug}`,
+      approvalId,
+      data: { decision, args_digest: row.argsDigest, run_id: row.runId, call_id: row.callId },
+    });
+    const claims = {
+      approval_id: row.id,
+      service: service.slug,
+      run_id: row.runId,
+      call_id: row.callId,
+      tool: row.tool,
+      args_digest: row.argsDigest,
+      decision,
+      decided_by: decidedBy,
+      decided_at: decidedAt,
+      consumed_at: now.toISOString(),
+    };
+    const receipt = await signReceipt(claims, signingKey);
+    return {
+      body: {
+        approval_id: row.id,
+        decision,
+        decided_by: decidedBy,
+        decided_at: decidedAt,
+        consumed_at: claims.consumed_at,
+        receipt,
+      },
+      expiredNow,
+    };
+  });
+  if (result.expiredNow) emitLocalChange(approvalId);
+  if ("error" in result && result.error) throw result.error;
+  return result.body!;
+}

@@ -1,0 +1,118 @@
+// A verified webhook becomes a pending request (CONTRACT §2, §3): digest
+// recomputed, policy matched and snapshotted, arguments and summary redacted,
+// and the request, its webhook id and its audit event stored in one
+// transaction. Raw arguments never leave this function.
+import "server-only";
+import { db, type Tx } from "../db/client";
+import { inTransaction } from "../db/transaction";
+import { appendAuditEvent } from "../audit/append-event";
+import { argsDigest } from "../digest/args-digest";
+import { AppError } from "../errors";
+import { newId } from "../ids";
+import { loadPolicies } from "../policies/load-policies";
+import { matchPolicy } from "../policies/match-policy";
+import { loadRedactor } from "../redaction-rules/manage-rules";
+import type { ServiceAuth } from "../services/service-secrets";
+import { approvalCreatedBody } from "./present";
+import type { ApprovalCreated, ApprovalRequested } from "./schemas";
+
+export type IngestResult = { created: boolean; body: ApprovalCreated };
+
+/** The answer for a delivery we have seen before, if any (same webhook-id or same call). */
+async function findRepeat(
+  tx: Tx,
+  service: ServiceAuth,
+  webhookId: string,
+  call: { run_id: string; call_id: string; tool: string },
+  digest: string,
+): Promise<IngestResult | null> {
+  const seen = await tx.seenWebhook.findUnique({
+    where: { serviceId_webhookId: { serviceId: service.id, webhookId } },
+    select: { approvalId: true },
+  });
+  if (seen) {
+    const first = await tx.approval.findUniqueOrThrow({ where: { id: seen.approvalId } });
+    return { created: false, body: approvalCreatedBody(first) };
+  }
+  const sameCall = await tx.approval.findUnique({
+    where: { serviceId_runId_callId: { serviceId: service.id, runId: call.run_id, callId: call.call_id } },
+  });
+  if (!sameCall) return null;
+  // An approval must never apply to a swapped call.
+  if (sameCall.tool !== call.tool || sameCall.argsDigest !== digest) throw new AppError("call-reused");
+  return { created: false, body: approvalCreatedBody(sameCall) };
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  return typeof e === "object" && e !== null && "code" in e && (e as { code: unknown }).code === "P2002";
+}
+
+export async function ingestApproval(
+  service: ServiceAuth,
+  webhookId: string,
+  event: ApprovalRequested,
+): Promise<IngestResult> {
+  const { data } = event;
+  const digest = argsDigest(data.arguments);
+  if (data.args_digest !== undefined && data.args_digest !== digest) throw new AppError("digest-mismatch");
+
+  const repeat = await findRepeat(db(), service, webhookId, data, digest);
+  if (repeat) return repeat;
+
+  const policy = matchPolicy(await loadPolicies(db()), { service: service.slug, tool: data.tool, effects: data.effects });
+  const redactor = await loadRedactor(db());
+  const redactedArgs = JSON.stringify(redactor.redactValue(data.arguments).value);
+  const summary = data.summary === undefined ? null : redactor.redactText(data.summary);
+  const ttl = Math.min(data.expires_in ?? policy.ttlSeconds, policy.ttlSeconds);
+  const now = Date.now();
+
+  try {
+    return await inTransaction(async (tx) => {
+      const approval = await tx.approval.create({
+        data: {
+          id: newId("apr"),
+          serviceId: service.id,
+          runId: data.run_id,
+          callId: data.call_id,
+          tool: data.tool,
+          effects: data.effects,
+          environment: data.environment ?? null,
+          requestedBy: data.requested_by ?? null,
+          summary,
+          argsDigest: digest,
+          redactedArgs,
+          policyName: policy.name,
+          requiredRoles: JSON.stringify(policy.roles),
+          quorum: policy.quorum,
+          ttlSeconds: policy.ttlSeconds,
+          createdAt: new Date(now),
+          expiresAt: new Date(now + ttl * 1000),
+        },
+      });
+      await tx.seenWebhook.create({ data: { serviceId: service.id, webhookId, approvalId: approval.id } });
+      await appendAuditEvent(tx, {
+        type: "approval.requested",
+        actor: `service:${service.slug}`,
+        approvalId: approval.id,
+        data: {
+          service: service.slug,
+          run_id: data.run_id,
+          call_id: data.call_id,
+          tool: data.tool,
+          effects: data.effects,
+          args_digest: digest,
+          policy: policy.name,
+          quorum: policy.quorum,
+        },
+      });
+      return { created: true, body: approvalCreatedBody(approval) };
+    });
+  } catch (e) {
+    // A concurrent identical delivery won the race: answer as its repeat.
+    if (isUniqueViolation(e)) {
+      const raced = await findRepeat(db(), service, webhookId, data, digest);
+      if (raced) return raced;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,58 @@
+// How an approval looks on the wire (CONTRACT §3, §4). One place, so the
+// first answer and every idempotent repeat are byte-for-byte the same.
+import { env } from "../env";
+import { APPROVAL_STATUSES, type ApprovalCreated, type ApprovalStatus } from "./schemas";
+
+type Row = { id: string; argsDigest: string; expiresAt: Date };
+
+export function reviewUrl(id: string): string {
+  return `${env().appUrl}/approvals/${id}`;
+}
+
+export function approvalCreatedBody(a: Row): ApprovalCreated {
+  return {
+    approval_id: a.id,
+    status: "pending",
+    args_digest: a.argsDigest,
+    expires_at: a.expiresAt.toISOString(),
+    review_url: reviewUrl(a.id),
+  };
+}
+
+export function parseDecidedBy(json: string): string[] {
+  const v: unknown = JSON.parse(json);
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+}
+
+type StateRow = Row & {
+  status: string;
+  runId: string;
+  callId: string;
+  tool: string;
+  decidedAt: Date | null;
+  decidedBy: string;
+  consumedAt: Date | null;
+};
+
+/** The status as of `now`: a pending request past its expiry reads as expired everywhere. */
+export function effectiveStatus(a: { status: string; expiresAt: Date }, now = new Date()): ApprovalStatus {
+  if (a.status === "pending" && a.expiresAt.getTime() <= now.getTime()) return "expired";
+  return APPROVAL_STATUSES.find((s) => s === a.status) ?? "pending";
+}
+
+export function approvalStateBody(a: StateRow, now = new Date()) {
+  const status = effectiveStatus(a, now);
+  const decidedAt = a.decidedAt ?? (status === "expired" ? a.expiresAt : null);
+  return {
+    approval_id: a.id,
+    status,
+    run_id: a.runId,
+    call_id: a.callId,
+    tool: a.tool,
+    args_digest: a.argsDigest,
+    expires_at: a.expiresAt.toISOString(),
+    decided_at: decidedAt ? decidedAt.toISOString() : null,
+    decided_by: parseDecidedBy(a.decidedBy),
+    consumed: a.consumedAt !== null,
+  };
+}

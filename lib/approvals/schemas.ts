@@ -1,0 +1,98 @@
+// Wire schemas of CONTRACT §3 and §4. The routes validate with these, and the
+// OpenAPI description is generated from them, so the two cannot drift.
+// Messages name what is expected, never the submitted value.
+import { z } from "zod";
+import { EFFECTS } from "../policies/match-policy";
+
+/** 1–200 printable characters: no control, format or unpaired surrogate code points. */
+export const idSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\p{C}]+$/u, "must contain only printable characters");
+
+export const toolSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/, "must match ^[A-Za-z0-9_.:-]{1,200}$");
+
+export const argsDigestSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, "must be sha256: followed by 64 lower-case hex digits");
+
+export const MAX_TTL_SECONDS = 30 * 24 * 3600;
+
+export const approvalRequestedSchema = z.object({
+  type: z.literal("approval.requested"),
+  timestamp: z.iso.datetime({ offset: true }).optional(),
+  data: z.object({
+    run_id: idSchema,
+    call_id: idSchema,
+    tool: toolSchema,
+    arguments: z.record(z.string(), z.unknown()),
+    args_digest: argsDigestSchema.optional(),
+    requested_by: z.string().min(1).max(320).regex(/^[^\p{C}]+$/u, "must contain only printable characters").optional(),
+    effects: z.enum(EFFECTS).default("write"),
+    summary: z.string().max(2000).optional(),
+    environment: z.string().min(1).max(100).regex(/^[^\p{C}]+$/u, "must contain only printable characters").optional(),
+    expires_in: z.number().int().min(1).max(MAX_TTL_SECONDS).optional(),
+  }),
+});
+
+export type ApprovalRequested = z.infer<typeof approvalRequestedSchema>;
+
+export const approvalCreatedSchema = z.object({
+  approval_id: z.string(),
+  status: z.literal("pending"),
+  args_digest: argsDigestSchema,
+  expires_at: z.iso.datetime(),
+  review_url: z.url(),
+});
+export type ApprovalCreated = z.infer<typeof approvalCreatedSchema>;
+
+export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired", "cancelled"] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+export const approvalStateSchema = z.object({
+  approval_id: z.string(),
+  status: z.enum(APPROVAL_STATUSES),
+  run_id: z.string(),
+  call_id: z.string(),
+  tool: z.string(),
+  args_digest: argsDigestSchema,
+  expires_at: z.iso.datetime(),
+  decided_at: z.iso.datetime().nullable(),
+  decided_by: z.array(z.string()),
+  consumed: z.boolean(),
+});
+
+export const consumeRequestSchema = z.object({
+  run_id: idSchema,
+  call_id: idSchema,
+  tool: toolSchema,
+  args_digest: argsDigestSchema,
+});
+
+export const consumeResultSchema = z.object({
+  approval_id: z.string(),
+  decision: z.enum(["approved", "denied", "expired"]),
+  decided_by: z.array(z.string()),
+  decided_at: z.iso.datetime(),
+  consumed_at: z.iso.datetime(),
+  receipt: z.string(),
+});
+
+export const errorBodySchema = z.object({
+  error: z.string(),
+  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+
+/** Deepest nesting accepted in a webhook body; deeper input is refused before any work. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Iterative depth check, safe on hostile input (no recursion). */
+export function jsonDepthExceeds(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}

@@ -1,0 +1,47 @@
+// Work each app instance does in the background: deliver callbacks, mark
+// expired requests, prune old rate-limit counters. Every step is safe to run
+// on several instances at once (leases and conditional updates).
+import "server-only";
+import { db } from "./db/client";
+import { deliverDueCallbacks, releaseLeases } from "./callbacks/deliver-callbacks";
+import { sweepExpired } from "./approvals/expire-approval";
+import { pruneRateLimits } from "./rate-limit";
+import { errorFields, log } from "./log";
+
+const TICK_MS = 1000;
+type State = { timer?: NodeJS.Timeout; running: boolean; stopping: boolean; ticks: number };
+const g = globalThis as unknown as { countersignBackground?: State };
+
+async function tick(state: State): Promise<void> {
+  if (state.running || state.stopping) return;
+  state.running = true;
+  try {
+    await sweepExpired();
+    await deliverDueCallbacks();
+    if (++state.ticks % 600 === 0) await pruneRateLimits(db());
+  } catch (e) {
+    log.warn("background tick failed", errorFields(e));
+  } finally {
+    state.running = false;
+  }
+}
+
+export function startBackgroundWork(): void {
+  if (g.countersignBackground) return;
+  const state: State = { running: false, stopping: false, ticks: 0 };
+  g.countersignBackground = state;
+  state.timer = setInterval(() => void tick(state), TICK_MS);
+  state.timer.unref();
+  // Next's own SIGTERM handler exits the process; this hands callback leases
+  // back first when it can (an unreleased lease simply expires in a minute).
+  process.once("SIGTERM", () => void stopBackgroundWork());
+}
+
+export async function stopBackgroundWork(): Promise<void> {
+  const state = g.countersignBackground;
+  if (!state) return;
+  state.stopping = true;
+  clearInterval(state.timer);
+  while (state.running) await new Promise((r) => setTimeout(r, 50));
+  await releaseLeases().catch(() => undefined);
+}

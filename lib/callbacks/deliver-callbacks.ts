@@ -1,0 +1,132 @@
+// The delivery half of CONTRACT §5. Each instance runs this worker; a
+// delivery is claimed with a lease by a conditional update (only one
+// instance's update passes), sent once per claim, and every attempt is
+// recorded. Failures back off exponentially with jitter for over 24 hours.
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { db } from "../db/client";
+import { env } from "../env";
+import { newId } from "../ids";
+import { errorFields, log } from "../log";
+import { signWebhook, unixNow } from "../webhooks/standard-webhooks";
+import { callbackSecretOf } from "../services/service-secrets";
+
+export const WORKER_ID = `${process.pid}-${randomUUID().slice(0, 8)}`;
+const LEASE_MS = 60_000; // longer than one attempt can take
+const TIMEOUT_MS = 10_000;
+const GIVE_UP_AFTER_MS = 25 * 3600 * 1000;
+const BATCH = 10;
+
+/** Delay before attempt n+1 (n ≥ 1 attempts made): base, 2×base, 4×base … capped at 1 h, ±20 %. */
+export function backoffMs(attempts: number, baseMs = env().CALLBACK_RETRY_BASE_MS, random = Math.random): number {
+  const base = Math.min(baseMs * 2 ** (attempts - 1), 3_600_000);
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+type AttemptResult = { ok: boolean; statusCode: number | null; errorClass: string | null };
+
+async function send(url: string, payload: string, messageId: string, secret: string): Promise<AttemptResult> {
+  let target: URL;
+  try {
+    target = new URL(url);
+    if (target.protocol !== "https:" && target.protocol !== "http:") throw new Error("protocol");
+  } catch {
+    return { ok: false, statusCode: null, errorClass: "invalid-url" };
+  }
+  const timestamp = unixNow();
+  try {
+    const r = await fetch(target, {
+      method: "POST",
+      redirect: "manual", // a redirect is an answer, never followed
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "Countersign-Callback/1",
+        "webhook-id": messageId,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signWebhook({ secret, id: messageId, timestamp, body: payload }),
+      },
+      body: payload,
+    });
+    await r.body?.cancel().catch(() => undefined);
+    if (r.status >= 200 && r.status < 300) return { ok: true, statusCode: r.status, errorClass: null };
+    return { ok: false, statusCode: r.status, errorClass: r.status >= 300 && r.status < 400 ? "redirect" : "http-status" };
+  } catch (e) {
+    const timeout = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
+    return { ok: false, statusCode: null, errorClass: timeout ? "timeout" : "network" };
+  }
+}
+
+/** Claims and attempts due deliveries; returns how many attempts were made. */
+export async function deliverDueCallbacks(now = new Date()): Promise<number> {
+  const due = await db().callbackDelivery.findMany({
+    where: { status: "pending", nextAttemptAt: { lte: now }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
+    orderBy: { nextAttemptAt: "asc" },
+    take: BATCH,
+    select: { id: true },
+  });
+  let attempted = 0;
+  for (const { id } of due) {
+    const claimedAt = new Date();
+    const claim = await db().callbackDelivery.updateMany({
+      where: { id, status: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: claimedAt } }] },
+      data: { leaseOwner: WORKER_ID, leaseUntil: new Date(claimedAt.getTime() + LEASE_MS) },
+    });
+    if (claim.count === 0) continue; // another instance has it
+    attempted++;
+    await attemptDelivery(id);
+  }
+  return attempted;
+}
+
+async function attemptDelivery(id: string): Promise<void> {
+  const d = await db().callbackDelivery.findUniqueOrThrow({
+    where: { id },
+    include: { service: { select: { callbackUrl: true } } },
+  });
+  const started = Date.now();
+  let result: AttemptResult;
+  try {
+    result = d.service.callbackUrl
+      ? await send(d.service.callbackUrl, d.payload, d.messageId, await callbackSecretOf(db(), d.serviceId))
+      : { ok: false, statusCode: null, errorClass: "invalid-url" };
+  } catch (e) {
+    log.error("callback attempt failed unexpectedly", { delivery: id, ...errorFields(e) });
+    result = { ok: false, statusCode: null, errorClass: "internal" };
+  }
+  const at = new Date();
+  const attempts = d.attempts + 1;
+  const gaveUp = !result.ok && at.getTime() - d.createdAt.getTime() > GIVE_UP_AFTER_MS;
+  await db().$transaction([
+    db().callbackAttempt.create({
+      data: { id: newId("att"), deliveryId: id, at, statusCode: result.statusCode, errorClass: result.errorClass, durationMs: at.getTime() - started },
+    }),
+    db().callbackDelivery.updateMany({
+      where: { id, leaseOwner: WORKER_ID },
+      data: result.ok
+        ? { status: "delivered", deliveredAt: at, attempts, leaseOwner: null, leaseUntil: null }
+        : {
+            status: gaveUp ? "failed" : "pending",
+            attempts,
+            nextAttemptAt: new Date(at.getTime() + backoffMs(attempts)),
+            leaseOwner: null,
+            leaseUntil: null,
+          },
+    }),
+  ]);
+  log.info("callback attempt", { delivery: id, ok: result.ok, statusCode: result.statusCode, errorClass: result.errorClass, attempts });
+}
+
+/** Admin "retry now": due immediately, even after giving up. */
+export async function retryDeliveryNow(id: string): Promise<boolean> {
+  const { count } = await db().callbackDelivery.updateMany({
+    where: { id, status: { in: ["pending", "failed"] } },
+    data: { status: "pending", nextAttemptAt: new Date() },
+  });
+  return count === 1;
+}
+
+/** On shutdown: hand this instance's leases back so another can deliver at once. */
+export async function releaseLeases(): Promise<void> {
+  await db().callbackDelivery.updateMany({ where: { leaseOwner: WORKER_ID }, data: { leaseOwner: null, leaseUntil: null } });
+}

@@ -1,0 +1,68 @@
+// From results and errors to HTTP answers: AppError → its code's status and
+// {"error": code}; ZodError → 422 with paths, never values; anything else →
+// a generic 500 (503 when the database is unreachable), detail only in the log.
+import { ZodError } from "zod";
+import { AppError, issuesOf } from "../errors";
+import { errorFields, log } from "../log";
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
+}
+
+export function errorBody(e: AppError): Record<string, unknown> {
+  return e.details.issues ? { error: e.code, issues: e.details.issues } : { error: e.code };
+}
+
+function isDatabaseUnavailable(e: unknown): boolean {
+  const code = typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : "";
+  // P1001/P1017: can't reach / connection closed; SQLITE_BUSY: locked past busy_timeout.
+  return ["P1001", "P1002", "P1017", "P2024", "ECONNREFUSED", "57P01"].includes(code) || /SQLITE_BUSY|database is locked/i.test(String((e as Error)?.message ?? ""));
+}
+
+export function errorResponse(e: unknown, context: Record<string, unknown> = {}): Response {
+  if (e instanceof AppError) {
+    const headers: Record<string, string> = e.details.retryAfter ? { "retry-after": String(e.details.retryAfter) } : {};
+    return json(errorBody(e), e.status, headers);
+  }
+  if (e instanceof ZodError) return json({ error: "invalid-request", issues: issuesOf(e) }, 422);
+  if (isDatabaseUnavailable(e)) {
+    log.warn("database unavailable", { ...context, ...errorFields(e) });
+    return json({ error: "unavailable" }, 503, { "retry-after": "2" });
+  }
+  log.error("unexpected error", { ...context, ...errorFields(e) });
+  return json({ error: "internal" }, 500);
+}
+
+/**
+ * Reads at most `limit` bytes of a request body. A larger body is refused
+ * from its Content-Length, or as soon as the stream passes the limit: it is
+ * never buffered whole.
+ */
+export async function readBodyLimited(req: Request, limit: number): Promise<Uint8Array | "too-large"> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) return "too-large";
+  if (!req.body) return new Uint8Array();
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return "too-large";
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    body.set(c, at);
+    at += c.byteLength;
+  }
+  return body;
+}

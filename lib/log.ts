@@ -1,0 +1,31 @@
+// Structured JSON logs on stdout, one line per event. Callers pass ids, codes
+// and counts; never argument values, secrets or request bodies. Strings are
+// JSON-encoded, so a newline in a value cannot forge a log line.
+type Level = "debug" | "info" | "warn" | "error";
+const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+function threshold(): number {
+  const v = process.env.LOG_LEVEL;
+  return ORDER[(v && v in ORDER ? v : "info") as Level];
+}
+
+function write(level: Level, msg: string, fields: Record<string, unknown> = {}) {
+  if (ORDER[level] < threshold()) return;
+  process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + "\n");
+}
+
+export const log = {
+  debug: (msg: string, fields?: Record<string, unknown>) => write("debug", msg, fields),
+  info: (msg: string, fields?: Record<string, unknown>) => write("info", msg, fields),
+  warn: (msg: string, fields?: Record<string, unknown>) => write("warn", msg, fields),
+  error: (msg: string, fields?: Record<string, unknown>) => write("error", msg, fields),
+};
+
+/** The error's class and code only: messages can carry data (e.g. SQL values). */
+export function errorFields(e: unknown): Record<string, unknown> {
+  if (e instanceof Error) {
+    const code = "code" in e ? (e as { code: unknown }).code : undefined;
+    return { errorClass: e.name, errorCode: typeof code === "string" ? code : undefined };
+  }
+  return { errorClass: typeof e };
+}

@@ -1,0 +1,28 @@
+import "server-only";
+import { z } from "zod";
+import type { Tx } from "../db/client";
+import { EFFECTS, type PolicyRule } from "./match-policy";
+
+const rolesJson = z.string().transform((s, ctx) => {
+  const parsed = z.array(z.string()).safeParse(JSON.parse(s));
+  if (!parsed.success) {
+    ctx.addIssue({ code: "custom", message: "stored roles are not a list of strings" });
+    return z.NEVER;
+  }
+  return parsed.data;
+});
+
+export async function loadPolicies(tx: Tx): Promise<PolicyRule[]> {
+  const rows = await tx.policy.findMany({ orderBy: { name: "asc" } });
+  return rows.map((r) => ({
+    name: r.name,
+    serviceSlug: r.serviceSlug,
+    toolPattern: r.toolPattern,
+    effects: z.enum(EFFECTS).nullable().parse(r.effects),
+    roles: rolesJson.parse(r.roles),
+    quorum: r.quorum,
+    ttlSeconds: r.ttlSeconds,
+    priority: r.priority,
+    isDefault: r.isDefault,
+  }));
+}

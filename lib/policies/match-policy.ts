@@ -1,0 +1,79 @@
+// Which policy governs a request (CONTRACT §6): policies match on service,
+// tool glob and effects; the most specific match wins, then the lowest
+// priority number, then the name. The default policy matches what nothing
+// else does. Pure: callers pass the policies in.
+import { z } from "zod";
+
+export const EFFECTS = ["read", "write", "destructive"] as const;
+export type Effects = (typeof EFFECTS)[number];
+
+export const toolPatternSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:*-]{1,200}$/, "must be a tool name or a glob using '*'");
+
+export type PolicyRule = {
+  name: string;
+  serviceSlug: string | null;
+  toolPattern: string;
+  effects: Effects | null;
+  roles: string[];
+  quorum: number;
+  ttlSeconds: number;
+  priority: number;
+  isDefault: boolean;
+};
+
+export type PolicySnapshot = Pick<PolicyRule, "name" | "roles" | "quorum" | "ttlSeconds">;
+
+export function globMatches(pattern: string, tool: string): boolean {
+  // Linear-time glob: '*' matches any run of characters (dots included).
+  const parts = pattern.split("*");
+  if (parts.length === 1) return pattern === tool;
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  if (!tool.startsWith(first) || !tool.endsWith(last) || tool.length < first.length + last.length) return false;
+  let at = first.length;
+  const end = tool.length - last.length;
+  for (const middle of parts.slice(1, -1)) {
+    const found = tool.indexOf(middle, at);
+    if (found < 0 || found + middle.length > end) return false;
+    at = found + middle.length;
+  }
+  return true;
+}
+
+/**
+ * Specificity as a tuple compared left to right: an exact tool name beats a
+ * glob, a named service beats any service, more literal characters in the
+ * glob beat fewer, and named effects beat any effects.
+ */
+function specificity(p: PolicyRule): number[] {
+  const exactTool = p.toolPattern.includes("*") ? 0 : 1;
+  const literal = p.toolPattern.replaceAll("*", "").length;
+  return [exactTool, p.serviceSlug ? 1 : 0, literal, p.effects ? 1 : 0];
+}
+
+function compare(a: PolicyRule, b: PolicyRule): number {
+  const sa = specificity(a);
+  const sb = specificity(b);
+  for (let i = 0; i < sa.length; i++) if (sa[i] !== sb[i]) return sb[i]! - sa[i]!;
+  return a.priority - b.priority || a.name.localeCompare(b.name);
+}
+
+export function matchPolicy(
+  policies: readonly PolicyRule[],
+  request: { service: string; tool: string; effects: Effects },
+): PolicyRule {
+  const candidates = policies.filter(
+    (p) =>
+      !p.isDefault &&
+      (p.serviceSlug === null || p.serviceSlug === request.service) &&
+      (p.effects === null || p.effects === request.effects) &&
+      globMatches(p.toolPattern, request.tool),
+  );
+  const best = candidates.sort(compare)[0];
+  if (best) return best;
+  const fallback = policies.find((p) => p.isDefault);
+  if (!fallback) throw new Error("no default policy (database baseline missing)");
+  return fallback;
+}

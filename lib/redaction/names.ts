@@ -1,0 +1,24 @@
+// Names of the built-in rules, as shown in redaction tags: "[redacted:<name>]".
+
+export const BUILTIN_TEXT_RULES = [
+  "pem",
+  "aws_access_key_id",
+  "api_key",
+  "bearer_token",
+  "email",
+  "iban",
+  "card_number",
+] as const;
+
+export type BuiltinTextRule = (typeof BUILTIN_TEXT_RULES)[number];
+
+/** Rule name for values hidden because their key is named like a secret. */
+export const SECRET_KEY_RULE = "secret_key";
+
+/** Shown when a value could not be read at all (fail closed). */
+export const FAILURE_RULE = "error";
+
+/** Names custom rules cannot take. */
+export const RESERVED_RULE_NAMES: ReadonlySet<string> = new Set<string>([...BUILTIN_TEXT_RULES, SECRET_KEY_RULE, FAILURE_RULE]);
+
+export const redactionTag = (rule: string): string => `[redacted:${rule}]`;

@@ -1,0 +1,92 @@
+// Adversarial inputs of 200 KiB: every rule must stay (roughly) linear.
+// Limits are generous on purpose (shared CI machines): the point is to catch
+// super-linear blow-up, which on these inputs would take seconds to hours.
+import { describe, expect, it } from "vitest";
+import { compileRedactor } from "./index";
+import { BUILTIN_RULES, type Range } from "./rules";
+
+const SIZE = 200 * 1024;
+const LIMIT_MS = 1000;
+const fill = (unit: string) => unit.repeat(Math.ceil(SIZE / unit.length)).slice(0, SIZE);
+
+const ADVERSARIAL: Record<string, string> = {
+  "a@a.a fragments": fill("a@a.a"),
+  "a@a.aa fragments": fill("a@a.aa"),
+  "local part with no @": fill("a"),
+  "local part then @": `${fill("a")}@`,
+  "@ then endless domain": `a@${fill("a.")}`,
+  "domain ending in a digit": `a@${fill("ab.")}1`,
+  "a@ pairs": fill("a@"),
+  "dots": fill("."),
+  "dashes": fill("-"),
+  "----BEGIN without END": fill("----BEGIN "),
+  "-----BEGIN without label": fill("-----BEGIN "),
+  "one BEGIN, no END": `-----BEGIN RSA PRIVATE KEY-----${fill("a")}`,
+  "BEGIN headers repeated": fill("-----BEGIN X-----"),
+  "END lines only": fill("-----END X-----"),
+  "long digit run": fill("1"),
+  "digits separated by spaces": fill("1 "),
+  "digits separated by dashes": fill("1-"),
+  "card-like groups": fill("4111 "),
+  "decimals": fill("1.1"),
+  "IBAN prefixes": fill("DE89 "),
+  "IBAN prefix then single digits": `DE89${fill(" 0")}`,
+  "IBAN-like groups": fill("AA00 A "),
+  "upper-case run": fill("A"),
+  "Bearer repeated": fill("Bearer "),
+  "Bearer then endless token": `Bearer ${fill("a")}`,
+  "bearer tabs": fill("bearer\t"),
+  "sk- repeated": fill("sk-"),
+  "short sk- keys": fill("sk-a "),
+  "ghp_ repeated": fill("ghp_"),
+  "xoxb- repeated": fill("xoxb-"),
+  "AKIA repeated": fill("AKIA"),
+  "AWS-like ids": fill("AKIAAAAAAAAAAAAAAAA1 "),
+  "tags": fill("[redacted:email]"),
+  "tag prefixes": fill("[redacted:"),
+  "many real secrets": fill("ana@example.com 4111 1111 1111 1111 sk-abcdefghijklmnopqrstu DE89 3704 0044 0532 0130 00 "),
+};
+
+const time = (fn: () => void) => {
+  const start = performance.now();
+  fn();
+  return performance.now() - start;
+};
+
+describe("200 KiB adversarial strings", () => {
+  for (const rule of BUILTIN_RULES) {
+    it(`rule ${rule.name} stays linear on every adversarial input`, () => {
+      for (const [label, text] of Object.entries(ADVERSARIAL)) {
+        const out: Range[] = [];
+        const ms = time(() => rule.find(text, out));
+        expect(ms, `${rule.name} on "${label}"`).toBeLessThan(LIMIT_MS);
+      }
+    });
+  }
+
+  const redactor = compileRedactor([
+    { name: "employee_id", pattern: "\\bEMP-\\d{5}\\b" },
+    { name: "corp_login", pattern: "[A-Za-z0-9._%+-]{1,64}@corp\\.example\\.com" },
+  ]);
+  for (const [label, text] of Object.entries(ADVERSARIAL)) {
+    it(`whole redactor on "${label}"`, () => {
+      expect(time(() => redactor.redactText(text))).toBeLessThan(LIMIT_MS);
+    });
+  }
+
+  it("a custom pattern at the cost budget stays linear", () => {
+    // Accepted patterns close to COST_BUDGET, on inputs that make them backtrack most.
+    for (const pattern of [".{1,190}x", "\\w{1,190}@", "[a-z]{1,5}[a-z]{1,5}[a-z]{1,5}!", "\\d{1,13}\\d{1,13}x"]) {
+      const custom = compileRedactor([{ name: "custom", pattern }]);
+      for (const text of [fill("a"), fill("1"), fill("ab")]) {
+        expect(time(() => custom.redactText(text)), pattern).toBeLessThan(LIMIT_MS);
+      }
+    }
+  });
+
+  it("deeply nested JSON of many small strings", () => {
+    const value = Array.from({ length: 5000 }, (_, k) => ({ id: k, note: `mail user${k}@example.com`, token: "t", tags: ["a", "b"] }));
+    const ms = time(() => redactor.redactValue(value));
+    expect(ms).toBeLessThan(LIMIT_MS);
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { isSecretKeyName } from "./index";
+import { keyWords } from "./secret-keys";
+
+describe("secret-named keys", () => {
+  it("splits keys into words across -, _, spaces and camelCase", () => {
+    expect(keyWords("apiKey")).toEqual(["api", "key"]);
+    expect(keyWords("X-API-Key")).toEqual(["x", "api", "key"]);
+    expect(keyWords("APIKey")).toEqual(["api", "key"]);
+    expect(keyWords("client_secret")).toEqual(["client", "secret"]);
+    expect(keyWords("oauth2Token")).toEqual(["oauth2", "token"]);
+    expect(keyWords("--")).toEqual([]);
+  });
+
+  it.each([
+    "password",
+    "Password",
+    "PASSWORD",
+    "passwd",
+    "pwd",
+    "db_password",
+    "dbPassword",
+    "userpassword",
+    "token",
+    "accessToken",
+    "access_token",
+    "refresh_token",
+    "refreshToken",
+    "id_token",
+    "csrfToken",
+    "githubToken",
+    "secret",
+    "client_secret",
+    "clientSecret",
+    "aws_secret_access_key",
+    "api_key",
+    "apiKey",
+    "API-KEY",
+    "APIKEY",
+    "x-api-key",
+    "X-Api-Key",
+    "private_key",
+    "privateKey",
+    "authorization",
+    "Authorization",
+    "auth",
+    "basic_auth",
+    "cookie",
+    "Set-Cookie",
+    "cookies",
+    "session_token",
+    "sessionToken",
+    "session_id",
+    "sessionId",
+    "JSESSIONID",
+    "credentials",
+    "passphrase",
+    "tokens",
+    "password_hint",
+  ])("%s is a secret key", (key) => {
+    expect(isSecretKeyName(key)).toBe(true);
+  });
+
+  it.each([
+    "username",
+    "email",
+    "key",
+    "monkey",
+    "keyboard",
+    "description",
+    "max_tokens",
+    "input_tokens",
+    "tokenizer",
+    "token_count",
+    "token_type",
+    "secret_name",
+    "secretName",
+    "secret_id",
+    "api_key_id",
+    "accessKeyId",
+    "private_key_id",
+    "password_length",
+    "access_token_expires_at",
+    "auth_type",
+    "author",
+    "oauth",
+    "passport",
+    "bypass",
+    "secretary",
+    "",
+  ])("%s is not a secret key", (key) => {
+    expect(isSecretKeyName(key)).toBe(false);
+  });
+});

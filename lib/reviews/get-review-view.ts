@@ -1,0 +1,48 @@
+// Everything the decision page shows about one request, for one viewer, with
+// the viewer's eligibility computed by the same rules recordReview enforces.
+import "server-only";
+import { db } from "../db/client";
+import { effectiveStatus, parseDecidedBy } from "../approvals/present";
+import { eligibility, requiredRolesOf } from "./eligibility";
+
+export async function getReviewView(approvalId: string, viewerId: string) {
+  const a = await db().approval.findUnique({
+    where: { id: approvalId },
+    include: {
+      service: { select: { slug: true } },
+      reviews: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { reviewerId: true, reviewerEmail: true, decision: true, reason: true, createdAt: true } },
+    },
+  });
+  if (!a) return null;
+  const viewer = await db().user.findUnique({
+    where: { id: viewerId },
+    select: { id: true, email: true, disabledAt: true, roles: { select: { role: true } }, identities: { select: { email: true, subject: true } } },
+  });
+  const now = new Date();
+  const verdict = eligibility(a, viewer, a.reviews, now);
+  return {
+    id: a.id,
+    tool: a.tool,
+    service: a.service.slug,
+    environment: a.environment,
+    effects: a.effects,
+    runId: a.runId,
+    callId: a.callId,
+    requestedBy: a.requestedBy,
+    summary: a.summary,
+    argsDigest: a.argsDigest,
+    redactedArgs: JSON.parse(a.redactedArgs) as unknown,
+    policy: { name: a.policyName, roles: requiredRolesOf(a.requiredRoles), quorum: a.quorum, ttlSeconds: a.ttlSeconds },
+    status: effectiveStatus(a, now),
+    createdAt: a.createdAt,
+    expiresAt: a.expiresAt,
+    decidedAt: a.decidedAt,
+    decidedBy: parseDecidedBy(a.decidedBy),
+    approvals: a.approveCount,
+    reviews: a.reviews.map((r) => ({ email: r.reviewerEmail, decision: r.decision, reason: r.reason, at: r.createdAt })),
+    canReview: verdict.ok,
+    whyNot: verdict.ok ? null : verdict.message,
+  };
+}
+
+export type ReviewView = NonNullable<Awaited<ReturnType<typeof getReviewView>>>;

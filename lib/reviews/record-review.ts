@@ -1,0 +1,112 @@
+// Where four-eyes is decided (CONTRACT §6). One function records a reviewer's
+// vote and, when the vote completes a decision, the decision, its audit
+// events and its callback, in one transaction.
+//
+// Race safety: the first statement locks the request row (a no-op update:
+// a row lock on PostgreSQL; SQLite transactions already hold the write
+// lock). Every rule below is then checked against current, committed state:
+// the reviewer's roles and status are read now, not taken from the session.
+import "server-only";
+import { z } from "zod";
+import type { Tx } from "../db/client";
+import { inTransaction } from "../db/transaction";
+import { appendAuditEvent } from "../audit/append-event";
+import { AppError } from "../errors";
+import { newId } from "../ids";
+import { emitLocalChange, announceChange } from "../approvals/changes";
+import { finalizeApproval } from "../approvals/finalize";
+import { eligibility } from "./eligibility";
+
+export const reviewInputSchema = z
+  .object({
+    approvalId: z.string().min(1).max(100),
+    decision: z.enum(["approve", "deny"]),
+    reason: z.string().trim().max(2000).optional().transform((r) => (r ? r : undefined)),
+  })
+  .refine((v) => v.decision === "approve" || v.reason, { message: "a denial needs a reason", path: ["reason"] });
+
+export type ReviewInput = z.input<typeof reviewInputSchema>;
+
+export type ReviewOutcome = {
+  approvalId: string;
+  status: "pending" | "approved" | "denied";
+  approvals: number;
+  quorum: number;
+  decidedBy: string[];
+};
+
+async function lockApproval(tx: Tx, approvalId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE approvals SET approve_count = approve_count WHERE id = ${approvalId}`;
+}
+
+export async function recordReview(reviewerId: string, input: ReviewInput): Promise<ReviewOutcome> {
+  const parsed = reviewInputSchema.safeParse(input);
+  if (!parsed.success) {
+    const reasonMissing = parsed.error.issues.some((i) => i.path[0] === "reason");
+    throw new AppError(reasonMissing ? "reason-required" : "invalid-request", reasonMissing ? "a denial needs a reason" : "invalid review");
+  }
+  const { approvalId, decision, reason } = parsed.data;
+
+  const outcome = await inTransaction(async (tx) => {
+    await lockApproval(tx, approvalId);
+    const now = new Date();
+    const approval = await tx.approval.findUnique({ where: { id: approvalId } });
+    if (!approval) throw new AppError("not-found");
+    const reviewer = await tx.user.findUnique({
+      where: { id: reviewerId },
+      select: {
+        id: true,
+        email: true,
+        disabledAt: true,
+        roles: { select: { role: true } },
+        identities: { select: { email: true, subject: true } },
+      },
+    });
+    const previous = await tx.review.findMany({
+      where: { approvalId },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      select: { reviewerId: true, reviewerEmail: true, decision: true },
+    });
+    const verdict = eligibility(approval, reviewer, previous, now);
+    if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
+
+    const email = reviewer!.email;
+    await tx.review.create({
+      data: { id: newId("rev"), approvalId, reviewerId, reviewerEmail: email, decision, reason: reason ?? null, createdAt: now },
+    });
+    const approveCount = approval.approveCount + (decision === "approve" ? 1 : 0);
+    await tx.approval.update({ where: { id: approvalId }, data: { approveCount } });
+    await appendAuditEvent(tx, {
+      type: "review.recorded",
+      actor: `user:${email}`,
+      approvalId,
+      data: { decision, reviewer: email, ...(reason ? { reason } : {}), approvals: approveCount, quorum: approval.quorum },
+    });
+
+    let status: ReviewOutcome["status"] = "pending";
+    let decidedBy: string[] = [];
+    if (decision === "deny") {
+      // Deny wins at once; the denier alone decided it.
+      decidedBy = [email];
+      status = "denied";
+    } else if (approveCount >= approval.quorum) {
+      decidedBy = [...previous.filter((r) => r.decision === "approve").map((r) => r.reviewerEmail), email];
+      status = "approved";
+    }
+    if (status !== "pending") {
+      const decided = await finalizeApproval(tx, approvalId, status, {
+        decidedBy,
+        decidedAt: now,
+        actor: `user:${email}`,
+        reason: reason ?? null,
+      });
+      // The row is locked and was pending: a failure here is a bug, not a race.
+      if (!decided) throw new Error("request left pending state under lock");
+    } else {
+      await announceChange(tx, approvalId);
+    }
+    return { approvalId, status, approvals: approveCount, quorum: approval.quorum, decidedBy };
+  });
+  emitLocalChange(approvalId);
+  return outcome;
+}

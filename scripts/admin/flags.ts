@@ -1,0 +1,36 @@
+// Flag parsing for the admin command line: `--name value`, repeatable flags.
+export type Flags = Map<string, string[]>;
+
+export class UsageError extends Error {}
+
+export type Command = { usage: string; flags: string[]; run: (f: Flags) => Promise<unknown> };
+
+
+export function parseArgs(argv: string[]): { words: string[]; flags: Flags } {
+  const words: string[] = [];
+  const flags: Flags = new Map();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg.startsWith("--")) {
+      const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+      const next = argv[i + 1];
+      const value = inline ?? (next !== undefined && !next.startsWith("--") ? (i++, next) : "true");
+      flags.set(name, [...(flags.get(name) ?? []), value]);
+    } else {
+      words.push(arg);
+    }
+  }
+  return { words, flags };
+}
+
+export function one(flags: Flags, name: string): string {
+  const v = flags.get(name);
+  if (!v || v.length === 0) throw new UsageError(`missing --${name}`);
+  if (v.length > 1) throw new UsageError(`--${name} given more than once`);
+  return v[0]!;
+}
+
+export function optional(flags: Flags, name: string): string | undefined {
+  return flags.has(name) ? one(flags, name) : undefined;
+}
+

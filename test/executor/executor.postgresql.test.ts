@@ -1,0 +1,3 @@
+import { executorSuite } from "./executor.suite";
+
+executorSuite("postgresql");

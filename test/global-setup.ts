@@ -1,0 +1,39 @@
+// Integration tests talk to the real app over real HTTP: one instance on a
+// fresh SQLite file, and one on a fresh PostgreSQL database when PG_TEST_URL
+// is set. Tests learn where they are through inject("apps").
+import type { TestProject } from "vitest/node";
+import { generateSecrets } from "../lib/local-secrets";
+import { freshDatabaseUrl, providers, type Provider } from "./helpers/databases";
+import { startAppServer, type AppServer } from "./helpers/app-server";
+
+export type AppUnderTest = { provider: Provider; baseUrl: string; env: Record<string, string> };
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    apps: AppUnderTest[];
+  }
+}
+
+const PORTS: Record<Provider, number> = { sqlite: 3201, postgresql: 3202 };
+
+export default async function setup(project: TestProject) {
+  const secrets = generateSecrets();
+  const started: Array<{ server: AppServer; drop: () => Promise<void> }> = [];
+  const apps: AppUnderTest[] = [];
+  for (const provider of providers()) {
+    const db = await freshDatabaseUrl(provider);
+    const server = await startAppServer({
+      port: PORTS[provider],
+      env: { ...secrets, DATABASE_URL: db.url, COUNTERSIGN_DATA_DIR: `.tmp/it-${provider}`, AUTH_CREDENTIALS: "1", LOG_LEVEL: "warn", CALLBACK_RETRY_BASE_MS: "300" },
+    });
+    started.push({ server, drop: db.drop });
+    apps.push({ provider, baseUrl: server.baseUrl, env: { ...secrets, DATABASE_URL: db.url, APP_URL: server.baseUrl } });
+  }
+  project.provide("apps", apps);
+  return async () => {
+    for (const { server, drop } of started) {
+      await server.stop();
+      await drop();
+    }
+  };
+}

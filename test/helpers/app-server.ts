@@ -1,0 +1,67 @@
+// Starts the real, built app (`npm start`'s entry point in production mode,
+// so it migrates but seeds nothing) on a fresh database, and stops it.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+export type AppServer = {
+  baseUrl: string;
+  env: Record<string, string>;
+  stop: () => Promise<void>;
+  child: ChildProcess;
+  output: () => string;
+};
+
+export async function startAppServer(opts: { port: number; env: Record<string, string> }): Promise<AppServer> {
+  const root = process.cwd();
+  if (!existsSync(join(root, ".next", "BUILD_ID"))) {
+    throw new Error("No production build: run `npx next build` first (`npm test` does it before Vitest).");
+  }
+  const baseUrl = `http://localhost:${opts.port}`;
+  const env: Record<string, string> = {
+    ...opts.env,
+    NODE_ENV: "production",
+    PORT: String(opts.port),
+    APP_URL: baseUrl,
+    AUTH_URL: baseUrl,
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
+  let out = "";
+  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/start.ts"], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`app exited early (${child.exitCode}):\n${out}`);
+    try {
+      const r = await fetch(`${baseUrl}/signin`, { redirect: "manual" });
+      if (r.status < 500) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`app did not start in time:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+
+  return {
+    baseUrl,
+    env,
+    child,
+    output: () => out,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+        setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
+      }),
+  };
+}

@@ -1,0 +1,3 @@
+import { webhookSuite } from "./webhook.suite";
+
+webhookSuite("postgresql");

@@ -1,0 +1,3 @@
+import { reviewSuite } from "./record-review.suite";
+
+reviewSuite("sqlite");
