@@ -157,7 +157,7 @@ export function executorSuite(provider: Provider) {
         expect(results.filter((r) => r.status === 409 && r.body.error === "already-consumed")).toHaveLength(31);
       }
       expect(doubles).toBe(0);
-    });
+    }, 300_000);
 
     it("after a receipt key rotation old receipts verify and new ones carry the new kid", async () => {
       const { rotateReceiptKey } = await import("@/lib/receipts/signing-keys");

@@ -303,7 +303,8 @@ export function webhookSuite(provider: Provider) {
     it("writes a webhook.rejected record with a reason code and no payload", async () => {
       const s = await createService({ slug: `rej-${randomBytes(4).toString("hex")}` }, "cli");
       const marker = `PAYLOAD-${unique()}`;
-      await post(JSON.stringify(event(callData({ tool: marker }))), { slug: s.slug, secret: s.webhook_secret });
+      const r = await post(JSON.stringify(event(callData({ tool: `${marker} is not a tool name` }))), { slug: s.slug, secret: s.webhook_secret });
+      expect(r.status).toBe(422);
       const rejected = await db.auditEvent.findFirstOrThrow({ where: { type: "webhook.rejected" }, orderBy: { seq: "desc" } });
       expect(JSON.parse(rejected.data)).toMatchObject({ reason: "invalid-request", status: 422, service: s.slug });
       expect(rejected.data).not.toContain(marker);

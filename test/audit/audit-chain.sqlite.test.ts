@@ -1,0 +1,3 @@
+import { auditSuite } from "./audit-chain.suite";
+
+auditSuite("sqlite");
