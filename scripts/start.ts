@@ -8,11 +8,15 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
 import { ConfigError, env } from "@/lib/env";
 import { loadOrCreateLocalSecrets, SECRET_NAMES } from "@/lib/local-secrets";
 import { prepareDatabase } from "@/lib/db/prepare";
 import { db } from "@/lib/db/client";
-import { DEMO_USERS, databaseIsEmpty, seedDemoUsers } from "@/lib/demo/seed";
+import { DEMO_USERS, databaseIsEmpty, seedDemo, sendDemoRequests } from "@/lib/demo/seed";
+import type { CreatedService } from "@/lib/services/manage-services";
+import { readPolicyFile } from "@/lib/policies/policy-file";
+import { syncPolicyFile } from "@/lib/policies/sync-policy-file";
 
 const root = process.cwd();
 const nextBin = join(root, "node_modules", "next", "dist", "bin", "next");
@@ -31,14 +35,28 @@ async function main() {
     for (const n of SECRET_NAMES) process.env[n] ??= secrets[n];
   }
   const e = env();
+  // POLICY_FILE: validated before anything else (a bad entry stops start-up,
+  // naming it), then made the policies table's only source.
+  const policyFile = e.POLICY_FILE ? readPolicyFile(e.POLICY_FILE) : null;
   const migrated = await prepareDatabase();
   if (migrated.applied.length) console.log(`countersign: applied ${migrated.applied.length} migration(s)`);
+  if (policyFile) {
+    const sync = await syncPolicyFile(policyFile);
+    console.log(
+      `countersign: policies from ${policyFile.path}: ${policyFile.policies.length} in the file; ` +
+        `${sync.created.length} created, ${sync.replaced.length} replaced, ${sync.deleted.length} deleted`,
+    );
+  }
 
   const credentialsFile = join(e.COUNTERSIGN_DATA_DIR, "demo-credentials.json");
+  let demoService: CreatedService | null = null;
   if (local && (await databaseIsEmpty())) {
-    const { password } = await seedDemoUsers();
-    writeFileSync(credentialsFile, JSON.stringify({ password }) + "\n", { mode: 0o600 });
-    console.log("countersign: seeded demo users");
+    const seeded = await seedDemo();
+    demoService = seeded.service;
+    // Local-only convenience (git-ignored, mode 0600): the demo password and the
+    // demo service's credentials, which `npm run demo:agent` uses.
+    writeFileSync(credentialsFile, JSON.stringify({ password: seeded.password, service: seeded.service }, null, 2) + "\n", { mode: 0o600 });
+    console.log("countersign: seeded demo users, service and policy");
   }
   await db().$disconnect();
 
@@ -55,15 +73,35 @@ async function main() {
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 
+  if (demoService) {
+    const service = demoService;
+    void waitUntilUp(`http://localhost:${e.PORT}`)
+      .then(() => sendDemoRequests(`http://localhost:${e.PORT}`, service))
+      .then((ids) => console.log(`countersign: sent ${ids.length} demo requests`))
+      .catch((err: unknown) => console.error(`countersign: demo requests not sent: ${err instanceof Error ? err.message : String(err)}`));
+  }
+
   console.log(`\ncountersign: listening on ${e.appUrl}`);
   if (local && existsSync(credentialsFile)) {
-    const { password } = JSON.parse(readFileSync(credentialsFile, "utf8")) as { password: string };
+    const { password } = z.object({ password: z.string() }).parse(JSON.parse(readFileSync(credentialsFile, "utf8")));
     console.log(`countersign: sign in at ${e.appUrl}/signin`);
     console.log(`  admin:     ${DEMO_USERS.admin.email}`);
     console.log(`  reviewers: ${DEMO_USERS.reviewer1.email}, ${DEMO_USERS.reviewer2.email}`);
     console.log(`  requester: ${DEMO_USERS.requester.email}`);
     console.log(`  password (all demo users): ${password}   (stored in ${credentialsFile})\n`);
   }
+}
+
+async function waitUntilUp(baseUrl: string): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    try {
+      if ((await fetch(`${baseUrl}/signin`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error("server did not come up");
 }
 
 main().catch((err: unknown) => {

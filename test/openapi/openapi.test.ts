@@ -1,0 +1,47 @@
+// The OpenAPI description covers every route and error code of CONTRACT §3–§5,
+// with each error under the status the app really answers it with.
+import { describe, expect, it } from "vitest";
+import { buildOpenApi, CONTRACT_ERROR_CODES } from "@/lib/openapi/build-openapi";
+import { ERROR_STATUS } from "@/lib/errors";
+import { appFor } from "../helpers/app";
+
+describe("OpenAPI description", () => {
+  const doc = buildOpenApi("http://localhost:3000");
+  const text = JSON.stringify(doc);
+
+  it("describes every route of the contract", () => {
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/.well-known/jwks.json",
+      "/api/v1/approvals/{approval_id}",
+      "/api/v1/approvals/{approval_id}/cancel",
+      "/api/v1/approvals/{approval_id}/consume",
+      "/api/v1/webhooks/{service_slug}",
+    ]);
+    expect(Object.keys(doc.webhooks)).toEqual(["approval.decided"]);
+  });
+
+  it("names every error code under the status the code maps to", () => {
+    for (const code of CONTRACT_ERROR_CODES) {
+      expect(text).toContain(`"${code}"`);
+      const status = String(ERROR_STATUS[code]);
+      const listed = Object.values(doc.paths).some((p) =>
+        Object.values(p).some((op) => JSON.stringify((op.responses as Record<string, unknown>)[status] ?? {}).includes(`"${code}"`)),
+      );
+      expect(listed, `${code} under ${status}`).toBe(true);
+    }
+  });
+
+  it("carries the webhook body schema generated from the route's zod schema", () => {
+    const body: unknown = doc.paths["/api/v1/webhooks/{service_slug}"].post.requestBody.content["application/json"].schema;
+    expect(body).toMatchObject({ properties: { data: { required: expect.arrayContaining(["run_id", "call_id", "tool", "arguments"]) } } });
+  });
+
+  const app = appFor("sqlite");
+  it.runIf(app)("is served at /api/v1/openapi.json", async () => {
+    const r = await fetch(`${app!.baseUrl}/api/v1/openapi.json`);
+    expect(r.status).toBe(200);
+    const served = (await r.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(served.openapi).toBe("3.1.0");
+    expect(Object.keys(served.paths)).toHaveLength(5);
+  });
+});
