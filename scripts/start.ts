@@ -60,7 +60,7 @@ async function main() {
   }
   await db().$disconnect();
 
-  if (args.has("--build") || !existsSync(join(root, ".next", "BUILD_ID"))) {
+  if (args.has("--build") || !existsSync(join(root, process.env.NEXT_DIST_DIR ?? ".next", "BUILD_ID"))) {
     console.log("countersign: building (first start only; takes a minute)…");
     const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
     if (build.status !== 0) fail("build failed");

@@ -1,6 +1,7 @@
 // Integration tests talk to the real app over real HTTP: one instance on a
 // fresh SQLite file, and one on a fresh PostgreSQL database when PG_TEST_URL
 // is set. Tests learn where they are through inject("apps").
+import { createServer, type AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
 import { generateSecrets } from "../lib/local-secrets";
 import { freshDatabaseUrl, providers, type Provider } from "./helpers/databases";
@@ -14,7 +15,17 @@ declare module "vitest" {
   }
 }
 
-const PORTS: Record<Provider, number> = { sqlite: 3201, postgresql: 3202 };
+/** A free loopback port, so several test runs on one machine do not collide. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 export default async function setup(project: TestProject) {
   const secrets = generateSecrets();
@@ -23,7 +34,7 @@ export default async function setup(project: TestProject) {
   for (const provider of providers()) {
     const db = await freshDatabaseUrl(provider);
     const server = await startAppServer({
-      port: PORTS[provider],
+      port: await freePort(),
       env: { ...secrets, DATABASE_URL: db.url, COUNTERSIGN_DATA_DIR: `.tmp/it-${provider}`, AUTH_CREDENTIALS: "1", LOG_LEVEL: "warn", CALLBACK_RETRY_BASE_MS: "300" },
     });
     started.push({ server, drop: db.drop });

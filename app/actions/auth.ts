@@ -1,6 +1,6 @@
 "use server";
 // Sign-in and sign-out actions. Thin: parse, check origin, hand to Auth.js.
-import { AuthError } from "next-auth";
+import { AuthError, CredentialsSignin } from "next-auth";
 import { redirect } from "next/navigation";
 import { signIn, signOut } from "@/lib/auth/nextauth";
 import { assertSameOrigin } from "@/lib/auth/guards";
@@ -21,7 +21,10 @@ export async function signInWithPassword(formData: FormData): Promise<void> {
     });
   } catch (e) {
     // Success is a redirect thrown by signIn; only auth failures land here.
-    if (e instanceof AuthError) redirect(`/signin?error=credentials&next=${encodeURIComponent(next)}`);
+    if (e instanceof AuthError) {
+      const limited = e instanceof CredentialsSignin && e.code === "rate-limited";
+      redirect(`/signin?error=${limited ? "rate-limited" : "credentials"}&next=${encodeURIComponent(next)}`);
+    }
     throw e;
   }
 }

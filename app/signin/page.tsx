@@ -10,6 +10,7 @@ export const dynamic = "force-dynamic";
 const ERRORS: Record<string, string> = {
   credentials: "Wrong email or password, or the account is disabled.",
   AccessDenied: "Your account cannot sign in here. Ask an admin.",
+  "rate-limited": "Too many sign-in attempts. Wait a minute and try again.",
 };
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {

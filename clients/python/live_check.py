@@ -34,7 +34,7 @@ def main() -> int:
     sys.stdin.readline()  # the test has decided the request
     state = client.wait_for_decision(created["approval_id"], timeout=20)
     taken = client.consume(created["approval_id"], run_id=run_id, call_id="c1", tool="payments.refund", arguments=arguments)
-    payload, _header = countersign.decode_receipt(taken["receipt"])
+    _header, payload = countersign.decode_receipt(taken["receipt"])
     countersign.check_receipt_binding(
         payload, approval_id=created["approval_id"], run_id=run_id, call_id="c1", tool="payments.refund",
         args_digest=countersign.args_digest(arguments),

@@ -28,7 +28,8 @@ export const approvalRequestedSchema = z.object({
     args_digest: argsDigestSchema.optional(),
     requested_by: z.string().min(1).max(320).regex(/^[^\p{C}]+$/u, "must contain only printable characters").optional(),
     effects: z.enum(EFFECTS).default("write"),
-    summary: z.string().max(2000).optional(),
+    // Free text (newlines allowed), but no NUL: PostgreSQL text cannot hold it.
+    summary: z.string().max(2000).regex(/^[^\u0000]*$/, "must not contain NUL characters").optional(),
     environment: z.string().min(1).max(100).regex(/^[^\p{C}]+$/u, "must contain only printable characters").optional(),
     expires_in: z.number().int().min(1).max(MAX_TTL_SECONDS).optional(),
   }),

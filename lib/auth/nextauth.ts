@@ -11,6 +11,7 @@ import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
 import { emailSchema } from "../users/schemas";
+import { hitRateLimit } from "../rate-limit";
 import { verifyPassword } from "./password";
 import { createSession, revokeSession, SESSION_TTL_SECONDS } from "./sessions";
 import { linkOidcIdentity } from "./oidc-users";
@@ -33,6 +34,19 @@ class SignInRefused extends CredentialsSignin {
   override code = "refused";
 }
 
+class SignInRateLimited extends CredentialsSignin {
+  override code = "rate-limited";
+}
+
+const SIGNIN_PER_IP_PER_MINUTE = 30;
+const SIGNIN_PER_EMAIL_PER_MINUTE = 10;
+
+/** The client's address as the nearest proxy reports it (set TLS proxies to overwrite X-Forwarded-For). */
+function clientAddress(request: Request): string {
+  const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+  return forwarded && /^[0-9a-fA-F:.]{2,45}$/.test(forwarded) ? forwarded : "unknown";
+}
+
 function config(): NextAuthConfig {
   const e = env();
   const providers: NextAuthConfig["providers"] = [];
@@ -41,10 +55,19 @@ function config(): NextAuthConfig {
       Credentials({
         id: "credentials",
         credentials: { email: { label: "Email" }, password: { label: "Password", type: "password" } },
-        async authorize(raw) {
+        async authorize(raw, request) {
           const parsed = credentialsSchema.safeParse(raw);
           if (!parsed.success) throw new SignInRefused();
           const { email, password } = parsed.data;
+          // Limits per client address and per account, counted in the database
+          // so they hold across instances; the answer is the same either way.
+          const ip = clientAddress(request);
+          const byIp = await hitRateLimit(db(), `signin:ip:${ip}`, SIGNIN_PER_IP_PER_MINUTE);
+          const byEmail = await hitRateLimit(db(), `signin:email:${email}`, SIGNIN_PER_EMAIL_PER_MINUTE);
+          if (!byIp.allowed || !byEmail.allowed) {
+            await audit("user.sign_in_failed", { user: email, method: "credentials", reason: "rate-limited" });
+            throw new SignInRateLimited();
+          }
           const user = await db().user.findUnique({ where: { email }, omit: { passwordHash: false } });
           // Same work and the same answer whether the email exists or not.
           const ok = await verifyPassword(password, user?.passwordHash);

@@ -21,7 +21,13 @@ export const reviewInputSchema = z
   .object({
     approvalId: z.string().min(1).max(100),
     decision: z.enum(["approve", "deny"]),
-    reason: z.string().trim().max(2000).optional().transform((r) => (r ? r : undefined)),
+    reason: z
+      .string()
+      .trim()
+      .max(2000)
+      .regex(/^[^\u0000]*$/, "must not contain NUL characters")
+      .optional()
+      .transform((r) => (r ? r : undefined)),
   })
   .refine((v) => v.decision === "approve" || v.reason, { message: "a denial needs a reason", path: ["reason"] });
 
@@ -42,7 +48,7 @@ async function lockApproval(tx: Tx, approvalId: string): Promise<void> {
 export async function recordReview(reviewerId: string, input: ReviewInput): Promise<ReviewOutcome> {
   const parsed = reviewInputSchema.safeParse(input);
   if (!parsed.success) {
-    const reasonMissing = parsed.error.issues.some((i) => i.path[0] === "reason");
+    const reasonMissing = parsed.error.issues.some((i) => i.path[0] === "reason" && i.code === "custom");
     throw new AppError(reasonMissing ? "reason-required" : "invalid-request", reasonMissing ? "a denial needs a reason" : "invalid review");
   }
   const { approvalId, decision, reason } = parsed.data;

@@ -14,7 +14,7 @@ export type AppServer = {
 
 export async function startAppServer(opts: { port: number; env: Record<string, string> }): Promise<AppServer> {
   const root = process.cwd();
-  if (!existsSync(join(root, ".next", "BUILD_ID"))) {
+  if (!existsSync(join(root, process.env.NEXT_DIST_DIR ?? ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npx next build` first (`npm test` does it before Vitest).");
   }
   const baseUrl = `http://localhost:${opts.port}`;

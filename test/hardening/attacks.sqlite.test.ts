@@ -1,0 +1,3 @@
+import { attackSuite } from "./attacks.suite";
+
+attackSuite("sqlite");
