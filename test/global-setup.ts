@@ -7,7 +7,8 @@ import { generateSecrets } from "../lib/local-secrets";
 import { freshDatabaseUrl, providers, type Provider } from "./helpers/databases";
 import { startAppServer, type AppServer } from "./helpers/app-server";
 
-export type AppUnderTest = { provider: Provider; baseUrl: string; env: Record<string, string> };
+/** On PostgreSQL a second instance shares the database (several stateless instances). */
+export type AppUnderTest = { provider: Provider; baseUrl: string; secondBaseUrl: string | null; env: Record<string, string> };
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -33,12 +34,12 @@ export default async function setup(project: TestProject) {
   const apps: AppUnderTest[] = [];
   for (const provider of providers()) {
     const db = await freshDatabaseUrl(provider);
-    const server = await startAppServer({
-      port: await freePort(),
-      env: { ...secrets, DATABASE_URL: db.url, COUNTERSIGN_DATA_DIR: `.tmp/it-${provider}`, AUTH_CREDENTIALS: "1", LOG_LEVEL: "warn", CALLBACK_RETRY_BASE_MS: "300" },
-    });
+    const env = { ...secrets, DATABASE_URL: db.url, COUNTERSIGN_DATA_DIR: `.tmp/it-${provider}`, AUTH_CREDENTIALS: "1", LOG_LEVEL: "warn", CALLBACK_RETRY_BASE_MS: "300" };
+    const server = await startAppServer({ port: await freePort(), env });
+    const second = provider === "postgresql" ? await startAppServer({ port: await freePort(), env }) : null;
     started.push({ server, drop: db.drop });
-    apps.push({ provider, baseUrl: server.baseUrl, env: { ...secrets, DATABASE_URL: db.url, APP_URL: server.baseUrl } });
+    if (second) started.unshift({ server: second, drop: async () => undefined });
+    apps.push({ provider, baseUrl: server.baseUrl, secondBaseUrl: second?.baseUrl ?? null, env: { ...secrets, DATABASE_URL: db.url, APP_URL: server.baseUrl } });
   }
   project.provide("apps", apps);
   return async () => {

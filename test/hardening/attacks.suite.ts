@@ -2,7 +2,7 @@
 // bypass tricks on protected pages and routes, hostile bodies, log-injection
 // attempts, security headers. Every refusal leaves nothing stored.
 import { randomUUID } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appFor } from "../helpers/app";
 import type { Provider } from "../helpers/databases";
 
@@ -32,6 +32,7 @@ export function attackSuite(provider: Provider) {
       svc = await f.makeService();
       approval = await f.makeApproval(svc, { tool: "secret.tool.name", arguments: { marker: "VISIBLE-ONLY-TO-REVIEWERS" } });
     });
+    afterAll(async () => db?.$disconnect());
 
     const protectedPages = () => [
       "/approvals",

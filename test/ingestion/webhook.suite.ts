@@ -2,7 +2,7 @@
 // database. Every refusal also asserts that nothing new was stored.
 import { randomBytes, randomUUID } from "node:crypto";
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appFor } from "../helpers/app";
 import type { Provider } from "../helpers/databases";
 import { createDb } from "@/lib/db/client";
@@ -22,6 +22,11 @@ export function webhookSuite(provider: Provider) {
 
     beforeAll(async () => {
       svc = await createService({ slug: `svc-${randomBytes(4).toString("hex")}` }, "cli");
+    });
+    afterAll(async () => {
+      await db.$disconnect();
+      const { db: shared } = await import("@/lib/db/client");
+      await shared().$disconnect();
     });
 
     const unique = () => randomUUID();
