@@ -71,6 +71,11 @@ class SerializedTransaction implements Transaction {
   readonly provider: Transaction["provider"];
   readonly adapterName: string;
   readonly options: Transaction["options"];
+  // Once COMMIT or ROLLBACK has run, the connection is back in autocommit
+  // mode and no longer ours: a late statement of this transaction (e.g. one
+  // still in flight when Prisma's transaction timeout rolled it back) must
+  // fail, not run on its own and commit half a transaction.
+  #closed = false;
 
   constructor(
     private readonly inner: Transaction,
@@ -81,13 +86,25 @@ class SerializedTransaction implements Transaction {
     this.options = inner.options;
   }
 
-  queryRaw(q: SqlQuery): Promise<SqlResultSet> {
+  #assertOpen(): void {
+    if (this.#closed) throw new Error("statement on a transaction that has already ended");
+  }
+
+  async queryRaw(q: SqlQuery): Promise<SqlResultSet> {
+    this.#assertOpen();
     return this.inner.queryRaw(q);
   }
-  executeRaw(q: SqlQuery): Promise<number> {
-    return this.inner.executeRaw(q);
+  async executeRaw(q: SqlQuery): Promise<number> {
+    this.#assertOpen();
+    const ends = /^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i.test(q.sql);
+    try {
+      return await this.inner.executeRaw(q);
+    } finally {
+      if (ends) this.#closed = true;
+    }
   }
   async commit(): Promise<void> {
+    this.#closed = true;
     try {
       await this.inner.commit();
     } finally {
@@ -95,6 +112,7 @@ class SerializedTransaction implements Transaction {
     }
   }
   async rollback(): Promise<void> {
+    this.#closed = true;
     try {
       await this.inner.rollback();
     } finally {
@@ -102,13 +120,13 @@ class SerializedTransaction implements Transaction {
     }
   }
   createSavepoint(name: string): Promise<void> {
-    return this.inner.executeRaw(raw(`SAVEPOINT ${name}`)).then(() => undefined);
+    return this.executeRaw(raw(`SAVEPOINT ${name}`)).then(() => undefined);
   }
   rollbackToSavepoint(name: string): Promise<void> {
-    return this.inner.executeRaw(raw(`ROLLBACK TO ${name}`)).then(() => undefined);
+    return this.executeRaw(raw(`ROLLBACK TO ${name}`)).then(() => undefined);
   }
   releaseSavepoint(name: string): Promise<void> {
-    return this.inner.executeRaw(raw(`RELEASE SAVEPOINT ${name}`)).then(() => undefined);
+    return this.executeRaw(raw(`RELEASE SAVEPOINT ${name}`)).then(() => undefined);
   }
 }
 

@@ -115,3 +115,31 @@ describe("transaction misuse on SQLite", () => {
     }
   });
 });
+
+describe("a statement arriving after its transaction ended", () => {
+  it("fails and is not committed on its own (Prisma's transaction timeout fired first)", async () => {
+    const url = freshSqliteUrl();
+    await migrate(url);
+    const client = createDb(url);
+    try {
+      const outcome = await client
+        .$transaction(
+          async (t) => {
+            await t.user.create({ data: { id: "usr_a", email: "a@example.com" } });
+            await sleep(400); // the 150 ms timeout rolls the transaction back meanwhile
+            await t.user.create({ data: { id: "usr_late", email: "late@example.com" } });
+          },
+          { timeout: 150 },
+        )
+        .then(
+          () => "committed",
+          () => "refused",
+        );
+      expect(outcome).toBe("refused");
+      await sleep(100);
+      expect(await client.user.count()).toBe(0);
+    } finally {
+      await client.$disconnect();
+    }
+  });
+});

@@ -108,7 +108,7 @@ export function attackSuite(provider: Provider) {
       expect(csp).toContain("frame-ancestors 'none'");
       expect(csp).not.toContain("unsafe-eval");
       expect(r.headers.get("x-content-type-options")).toBe("nosniff");
-      expect(r.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(r.headers.get("referrer-policy")).toBe("same-origin");
       const html = await r.text();
       const nonce = /'nonce-([^']+)'/.exec(csp)![1]!;
       // Every inline script carries the nonce.

@@ -5,8 +5,8 @@ import { createInterface } from "node:readline";
 
 export type Worker = { child: ChildProcess; send: (line: string) => void; next: () => Promise<Record<string, unknown>>; stop: () => void };
 
-export async function startWorker(script: string, env: Record<string, string | undefined> = {}): Promise<Worker> {
-  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", script], {
+export async function startWorker(script: string, env: Record<string, string | undefined> = {}, args: string[] = []): Promise<Worker> {
+  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", script, ...args], {
     env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "pipe"],
   });

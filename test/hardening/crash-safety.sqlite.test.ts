@@ -1,0 +1,3 @@
+import { crashSafetySuite } from "./crash-safety.suite";
+
+crashSafetySuite("sqlite");

@@ -1,0 +1,58 @@
+// Faults (issue: hardening): a process deciding requests is killed with
+// SIGKILL at random moments, 20 times; afterwards every request is either
+// decided with its audit event and outbox row, or still pending with nothing
+// of a decision — never half — and the audit chain holds.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Provider } from "../helpers/databases";
+import { useFreshDatabase } from "../helpers/databases";
+import { startWorker } from "../helpers/worker-process";
+
+export function crashSafetySuite(provider: Provider, enabled = true) {
+  describe.runIf(enabled)(`SIGKILL in the middle of decisions (${provider})`, () => {
+    let ctx: Awaited<ReturnType<typeof useFreshDatabase>>;
+    let f: typeof import("../helpers/fixtures");
+
+    beforeAll(async () => {
+      ctx = await useFreshDatabase(provider);
+      f = await import("../helpers/fixtures");
+    });
+    afterAll(async () => ctx?.close());
+
+    it("leaves no half-decided request after 20 kills at random points", async () => {
+      const { createService } = await import("@/lib/services/manage-services");
+      const { findServiceForWebhook } = await import("@/lib/services/service-secrets");
+      const { verifyChain } = await import("@/lib/audit/verify-chain");
+      const created = await createService({ slug: `crash-${f.uid()}`, callbackUrl: "http://127.0.0.1:9/never-called" }, "cli");
+      const service = { ...created, auth: (await findServiceForWebhook(ctx.db, created.slug))! };
+      await f.makePolicy({ tool: "crash.*", roles: ["reviewer"], quorum: 2 });
+      const reviewers = [await f.makeUser(["reviewer"]), await f.makeUser(["reviewer"])];
+
+      let killedWhileBusy = 0;
+      for (let round = 0; round < 20; round++) {
+        const ids: string[] = [];
+        for (let i = 0; i < 10; i++) ids.push((await f.makeApproval(service, { tool: i % 3 ? "crash.pay" : "mail.send" })).approval_id);
+        const worker = await startWorker("test/helpers/review-worker.ts", { DATABASE_URL: ctx.url });
+        for (const id of ids) {
+          worker.send(`${id} ${reviewers[0]!.id} approve`);
+          worker.send(`${id} ${reviewers[1]!.id} ${Math.random() < 0.2 ? "deny" : "approve"}`);
+        }
+        await new Promise((r) => setTimeout(r, 50 + Math.random() * 400));
+        const answered = await ctx.db.review.count({ where: { approvalId: { in: ids } } });
+        if (answered < ids.length * 2) killedWhileBusy++;
+        worker.child.kill("SIGKILL");
+        await new Promise((r) => worker.child.once("exit", r));
+      }
+      // The kills must have interrupted real work, or the test proves nothing.
+      expect(killedWhileBusy).toBeGreaterThan(10);
+
+      // "After restart": a new process reads what is durably stored.
+      const checker = await startWorker("test/helpers/check-decisions.ts", { DATABASE_URL: ctx.url }, [service.auth.id]);
+      const report = await checker.next();
+      checker.stop();
+      expect(report.problems).toEqual([]);
+      expect(report.chainOk).toBe(true);
+      expect(Number(report.decided)).toBeGreaterThan(0);
+      expect(Number(report.decided) + Number(report.pending)).toBe(200);
+    }, 300_000);
+  });
+}
