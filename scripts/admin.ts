@@ -8,10 +8,13 @@ import { AppError, issuesOf } from "@/lib/errors";
 import { ConfigError } from "@/lib/env";
 import { prepareDatabase } from "@/lib/db/prepare";
 import { db } from "@/lib/db/client";
-import { parseArgs, UsageError, type Command } from "./admin/flags";
+import { CommandOutcome, parseArgs, UsageError, type Command } from "./admin/flags";
 import { coreCommands } from "./admin/core-commands";
+import { auditCommands } from "./admin/audit-commands";
+import { policyCommands } from "./admin/policy-commands";
+import { userCommands } from "./admin/user-commands";
 
-const COMMANDS: Record<string, Command> = { ...coreCommands };
+const COMMANDS: Record<string, Command> = { ...coreCommands, ...auditCommands, ...policyCommands, ...userCommands };
 
 function usage(): string {
   return ["usage: npm run admin -- <command>", ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join("\n");
@@ -30,18 +33,24 @@ async function main(argv: string[]): Promise<number> {
   const name = words.slice(0, 2).join(" ");
   const command = COMMANDS[name];
   try {
-    if (!command || words.length !== 2) throw new UsageError(words.length ? `unknown command: ${words.join(" ")}` : "no command");
+    if (!command || words.length !== 2 + (command.args?.length ?? 0)) {
+      throw new UsageError(words.length ? `unknown command: ${words.join(" ")}` : "no command");
+    }
     const unknown = [...flags.keys()].filter((k) => !command.flags.includes(k));
     if (unknown.length) throw new UsageError(`unknown flag: --${unknown.join(", --")}`);
-    await prepareDatabase();
-    const result = await command.run(flags);
+    if (!command.offline) await prepareDatabase();
+    const result = await command.run(flags, words.slice(2));
+    if (result instanceof CommandOutcome) {
+      if (result.body !== undefined) process.stdout.write(JSON.stringify(result.body) + "\n");
+      return result.exitCode;
+    }
     process.stdout.write(JSON.stringify(result) + "\n");
     return 0;
   } catch (e) {
     process.stderr.write(`error: ${describe(e)}\n`);
     return e instanceof UsageError ? 64 : 1;
   } finally {
-    await db().$disconnect().catch(() => undefined);
+    if (!command?.offline) await db().$disconnect().catch(() => undefined);
   }
 }
 

@@ -12,9 +12,21 @@ const rolesJson = z.string().transform((s, ctx) => {
   return parsed.data;
 });
 
-export async function loadPolicies(tx: Tx): Promise<PolicyRule[]> {
-  const rows = await tx.policy.findMany({ orderBy: { name: "asc" } });
-  return rows.map((r) => ({
+type PolicyRow = {
+  name: string;
+  serviceSlug: string | null;
+  toolPattern: string;
+  effects: string | null;
+  roles: string;
+  quorum: number;
+  ttlSeconds: number;
+  priority: number;
+  isDefault: boolean;
+};
+
+/** A stored policy row as the matcher's rule. */
+export function ruleFromRow(r: PolicyRow): PolicyRule {
+  return {
     name: r.name,
     serviceSlug: r.serviceSlug,
     toolPattern: r.toolPattern,
@@ -24,5 +36,10 @@ export async function loadPolicies(tx: Tx): Promise<PolicyRule[]> {
     ttlSeconds: r.ttlSeconds,
     priority: r.priority,
     isDefault: r.isDefault,
-  }));
+  };
+}
+
+export async function loadPolicies(tx: Tx): Promise<PolicyRule[]> {
+  const rows = await tx.policy.findMany({ orderBy: { name: "asc" } });
+  return rows.map(ruleFromRow);
 }

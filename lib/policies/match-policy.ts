@@ -60,18 +60,23 @@ function compare(a: PolicyRule, b: PolicyRule): number {
   return a.priority - b.priority || a.name.localeCompare(b.name);
 }
 
-export function matchPolicy(
-  policies: readonly PolicyRule[],
-  request: { service: string; tool: string; effects: Effects },
-): PolicyRule {
-  const candidates = policies.filter(
-    (p) =>
-      !p.isDefault &&
-      (p.serviceSlug === null || p.serviceSlug === request.service) &&
-      (p.effects === null || p.effects === request.effects) &&
-      globMatches(p.toolPattern, request.tool),
-  );
-  const best = candidates.sort(compare)[0];
+export type PolicyRequest = { service: string; tool: string; effects: Effects };
+
+/** Every non-default policy that matches, the winner first. */
+export function matchingPolicies(policies: readonly PolicyRule[], request: PolicyRequest): PolicyRule[] {
+  return policies
+    .filter(
+      (p) =>
+        !p.isDefault &&
+        (p.serviceSlug === null || p.serviceSlug === request.service) &&
+        (p.effects === null || p.effects === request.effects) &&
+        globMatches(p.toolPattern, request.tool),
+    )
+    .sort(compare);
+}
+
+export function matchPolicy(policies: readonly PolicyRule[], request: PolicyRequest): PolicyRule {
+  const best = matchingPolicies(policies, request)[0];
   if (best) return best;
   const fallback = policies.find((p) => p.isDefault);
   if (!fallback) throw new Error("no default policy (database baseline missing)");

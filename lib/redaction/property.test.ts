@@ -99,9 +99,10 @@ describe("properties", () => {
         if (!validateCustomPattern("custom", source).ok) return;
         const re = new RegExp(source, "g");
         for (const text of inputs) {
-          const start = performance.now();
+          const start = process.cpuUsage();
           text.replace(re, "");
-          expect(performance.now() - start, source).toBeLessThan(1000);
+          const used = process.cpuUsage(start);
+          expect((used.user + used.system) / 1000, source).toBeLessThan(1000);
         }
       }),
       { numRuns: 300 },

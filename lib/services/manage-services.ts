@@ -2,6 +2,7 @@
 // Secrets are generated here from a CSPRNG, returned once, and stored
 // encrypted (webhook and callback secrets) or hashed (the API token).
 import "server-only";
+import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
 import type { Actor } from "../audit/events";
@@ -81,4 +82,113 @@ export async function disableService(slugInput: string, actor: Actor): Promise<{
     if (count === 0) throw new AppError("not-found", `no enabled service ${slug}`);
     return { slug, disabled: true as const };
   });
+}
+
+/** Sets or clears the callback URL (CONTRACT §5). Deliveries not yet made go to the new URL. */
+export async function updateCallbackUrl(
+  input: { slug: string; callbackUrl: string | null },
+  actor: Actor,
+): Promise<{ slug: string; callback_url: string | null }> {
+  const slug = slugSchema.parse(input.slug);
+  const callbackUrl = input.callbackUrl ? callbackUrlSchema.parse(input.callbackUrl) : null;
+  return inTransaction(async (tx) => {
+    await appendAuditEvent(tx, {
+      type: "service.updated",
+      actor,
+      data: { service: slug, field: "callback_url", change: callbackUrl ? "set" : "cleared" },
+    });
+    const { count } = await tx.service.updateMany({ where: { slug }, data: { callbackUrl } });
+    if (count === 0) throw new AppError("not-found", `no service ${slug}`);
+    return { slug, callback_url: callbackUrl };
+  });
+}
+
+/**
+ * Admin "Retry now": the delivery becomes due at once, even after the worker
+ * gave up. The same conditional update as retryDeliveryNow
+ * (lib/callbacks/deliver-callbacks.ts), made here on the transaction so the
+ * audit event and the change commit together.
+ */
+export async function retryCallbackDelivery(deliveryId: string, actor: Actor): Promise<{ delivery: string; retrying: true }> {
+  return inTransaction(async (tx) => {
+    const d = await tx.callbackDelivery.findUnique({
+      where: { id: deliveryId },
+      select: { approvalId: true, status: true, service: { select: { slug: true } } },
+    });
+    if (!d) throw new AppError("not-found", "no such delivery");
+    await appendAuditEvent(tx, {
+      type: "callback.retried",
+      actor,
+      approvalId: d.approvalId,
+      data: { delivery: deliveryId, service: d.service.slug, previous_status: d.status },
+    });
+    const { count } = await tx.callbackDelivery.updateMany({
+      where: { id: deliveryId, status: { in: ["pending", "failed"] } },
+      data: { status: "pending", nextAttemptAt: new Date() },
+    });
+    if (count === 0) throw new AppError("conflict", "this callback was already delivered");
+    return { delivery: deliveryId, retrying: true as const };
+  });
+}
+
+export type ServiceView = {
+  slug: string;
+  callbackUrl: string | null;
+  disabled: boolean;
+  rotating: boolean;
+  createdAt: Date;
+};
+
+/** Every service, for the admin page. No secret is read (only whether a rotation is in progress). */
+export async function listServices(): Promise<ServiceView[]> {
+  const rows = await db().service.findMany({
+    orderBy: { slug: "asc" },
+    select: { slug: true, callbackUrl: true, disabledAt: true, createdAt: true },
+  });
+  const rotating = new Set(
+    (await db().service.findMany({ where: { webhookSecretPrevEnc: { not: null } }, select: { slug: true } })).map((s) => s.slug),
+  );
+  return rows.map((s) => ({
+    slug: s.slug,
+    callbackUrl: s.callbackUrl,
+    disabled: s.disabledAt != null,
+    rotating: rotating.has(s.slug),
+    createdAt: s.createdAt,
+  }));
+}
+
+export type DeliveryView = {
+  id: string;
+  approvalId: string;
+  status: string;
+  attempts: number;
+  createdAt: Date;
+  nextAttemptAt: Date;
+  deliveredAt: Date | null;
+  log: Array<{ at: Date; statusCode: number | null; errorClass: string | null; durationMs: number }>;
+};
+
+/** A service's latest callback deliveries, each with its latest attempts. */
+export async function findServiceDeliveries(slugInput: string, take = 20, attemptsEach = 10): Promise<DeliveryView[]> {
+  const slug = slugSchema.parse(slugInput);
+  const rows = await db().callbackDelivery.findMany({
+    where: { service: { slug } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take,
+    select: {
+      id: true,
+      approvalId: true,
+      status: true,
+      attempts: true,
+      createdAt: true,
+      nextAttemptAt: true,
+      deliveredAt: true,
+      attemptsLog: {
+        orderBy: { at: "desc" },
+        take: attemptsEach,
+        select: { at: true, statusCode: true, errorClass: true, durationMs: true },
+      },
+    },
+  });
+  return rows.map(({ attemptsLog, ...d }) => ({ ...d, log: attemptsLog }));
 }

@@ -3,7 +3,27 @@ export type Flags = Map<string, string[]>;
 
 export class UsageError extends Error {}
 
-export type Command = { usage: string; flags: string[]; run: (f: Flags) => Promise<unknown> };
+/**
+ * A command's answer with an exit code of its own (e.g. `audit verify` on a
+ * broken chain exits 1), or `body: undefined` when the command has already
+ * streamed its output (e.g. `audit export`, JSON Lines).
+ */
+export class CommandOutcome {
+  constructor(
+    readonly body: unknown,
+    readonly exitCode = 0,
+  ) {}
+}
+
+export type Command = {
+  usage: string;
+  flags: string[];
+  /** Names of the positional arguments after the command's two words (e.g. `policy check FILE`). */
+  args?: string[];
+  /** Runs without a database: prepareDatabase() is skipped (e.g. `policy check`). */
+  offline?: boolean;
+  run: (f: Flags, args: string[]) => Promise<unknown>;
+};
 
 
 export function parseArgs(argv: string[]): { words: string[]; flags: Flags } {

@@ -1,0 +1,58 @@
+"use server";
+// Admin actions on policies, each through runAdminAction (origin, session,
+// admin role read now). With POLICY_FILE set, lib/policies refuses edits.
+import { setPolicy } from "@/lib/policies/set-policy";
+import { deletePolicy } from "@/lib/policies/delete-policy";
+import { whichPolicy } from "@/lib/policies/which-policy";
+import { splitRoles } from "@/lib/policies/schemas";
+import type { ActionState } from "../_lib/action-state";
+import { field, optionalField, runAdminAction } from "../_lib/run-action";
+
+const PATH = "/admin/policies";
+
+export async function savePolicyAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAdminAction("admin:policies", PATH, async (actor) => {
+    const effects = field(fd, "effects");
+    const { change, policy } = await setPolicy(
+      {
+        name: field(fd, "name"),
+        tool: field(fd, "tool"),
+        service: optionalField(fd, "service"),
+        effects: effects === "any" ? undefined : optionalField(fd, "effects"),
+        roles: splitRoles(field(fd, "roles")),
+        quorum: field(fd, "quorum"),
+        ttl: field(fd, "ttl"),
+        priority: optionalField(fd, "priority"),
+      },
+      actor,
+    );
+    return { ok: true, message: `Policy ${policy.name} ${change}. It applies to new requests; pending ones keep their policy.` };
+  });
+}
+
+export async function deletePolicyAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAdminAction("admin:policies", PATH, async (actor) => {
+    const r = await deletePolicy(field(fd, "name"), actor);
+    return { ok: true, message: `Policy ${r.name} deleted.` };
+  });
+}
+
+export async function testPolicyAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAdminAction("admin:policies", PATH, async () => {
+    const { question, policy, alsoMatching } = await whichPolicy({
+      service: field(fd, "service"),
+      tool: field(fd, "tool"),
+      effects: optionalField(fd, "effects"),
+    });
+    const detail = [
+      `Needs ${policy.quorum} approval(s) from: ${policy.roles.join(", ")}`,
+      `Lives at most ${policy.ttlSeconds} s`,
+    ];
+    if (alsoMatching.length) detail.push(`Also matching, less specific: ${alsoMatching.join(", ")}`);
+    return {
+      ok: true,
+      message: `${question.service} / ${question.tool} (${question.effects}) → policy ${policy.name}${policy.isDefault ? " (the default: nothing else matches)" : ""}`,
+      detail,
+    };
+  });
+}

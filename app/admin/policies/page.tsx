@@ -1,0 +1,143 @@
+import type { Metadata } from "next";
+import { requirePermissionPage } from "@/lib/auth/guards";
+import { listPolicies } from "@/lib/policies/list-policies";
+import { policyFileInUse } from "@/lib/policies/policy-source";
+import type { PolicyView } from "@/lib/policies/policy-rows";
+import { DEFAULT_PRIORITY, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from "@/lib/policies/schemas";
+import { ActionForm } from "../_components/action-form";
+import { AdminPage, Section, TextField, utc } from "../_components/admin-page";
+import { deletePolicyAction, savePolicyAction, testPolicyAction } from "./actions";
+
+export const metadata: Metadata = { title: "Policies" };
+export const dynamic = "force-dynamic";
+
+function EffectsSelect({ name, defaultValue, withAny }: { name: string; defaultValue: string; withAny: boolean }) {
+  return (
+    <label className="flex flex-col gap-1 text-sm font-medium">
+      Effects
+      <select name={name} defaultValue={defaultValue} className="rounded border border-slate-300 px-3 py-2 text-base font-normal">
+        {withAny && <option value="any">any</option>}
+        <option value="read">read</option>
+        <option value="write">write</option>
+        <option value="destructive">destructive</option>
+      </select>
+    </label>
+  );
+}
+
+/** The fields of a policy; an existing policy keeps its name, the default its match-all shape. */
+function PolicyFields({ p }: { p?: PolicyView }) {
+  const isDefault = p?.isDefault ?? false;
+  return (
+    <>
+      {p ? (
+        <input type="hidden" name="name" value={p.name} />
+      ) : (
+        <TextField label="Name" name="name" required className="w-full sm:w-48" placeholder="payments-large" />
+      )}
+      {isDefault ? (
+        <input type="hidden" name="tool" value="*" />
+      ) : (
+        <>
+          <TextField label="Tool pattern" name="tool" required defaultValue={p?.tool} placeholder="payments.*" className="w-full sm:w-48" />
+          <TextField label="Service" name="service" defaultValue={p?.service ?? ""} placeholder="any" className="w-full sm:w-40" />
+          <EffectsSelect name="effects" defaultValue={p?.effects ?? "any"} withAny />
+        </>
+      )}
+      <TextField label="Roles" name="roles" required defaultValue={p?.roles.join(", ")} placeholder="reviewer, payments" className="w-full sm:w-48" />
+      <TextField label="Quorum" name="quorum" type="number" required defaultValue={p?.quorum ?? 1} className="w-24" />
+      <TextField
+        label="TTL (seconds)"
+        name="ttl"
+        type="number"
+        required
+        defaultValue={p?.ttl ?? 3600}
+        className="w-36"
+        help={`${MIN_TTL_SECONDS}–${MAX_TTL_SECONDS}`}
+      />
+      {!isDefault && (
+        <TextField label="Priority" name="priority" type="number" defaultValue={p?.priority ?? DEFAULT_PRIORITY} className="w-28" help="Lower wins a tie" />
+      )}
+    </>
+  );
+}
+
+function describe(p: PolicyView): string {
+  return [
+    p.isDefault ? "every request no other policy matches" : `tool ${p.tool}`,
+    p.isDefault ? null : `service ${p.service ?? "any"}`,
+    p.isDefault ? null : `effects ${p.effects ?? "any"}`,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+export default async function PoliciesPage() {
+  const me = await requirePermissionPage("admin:policies");
+  const [policies, file] = [await listPolicies(), policyFileInUse()];
+
+  return (
+    <AdminPage user={me} title="Policies">
+      {file && (
+        <p role="note" data-testid="policy-file-banner" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">
+          Read-only: policies are loaded from the policy file <code className="break-all">{file}</code> at start-up. Edit that file and
+          restart Countersign to change them.
+        </p>
+      )}
+      <p className="text-sm text-slate-700">
+        The most specific matching policy wins (exact tool, then a named service, then the longer pattern, then named effects), then the
+        lower priority. Changes apply to requests that arrive afterwards; pending requests keep the policy they got.
+      </p>
+
+      <Section title="Which policy matches?" id="tester-h">
+        <ActionForm action={testPolicyAction} submitLabel="Find policy" keepValues>
+          <TextField label="Service" name="service" required placeholder="billing-agent" className="w-full sm:w-40" />
+          <TextField label="Tool" name="tool" required placeholder="payments.pay" className="w-full sm:w-48" />
+          <EffectsSelect name="effects" defaultValue="write" withAny={false} />
+        </ActionForm>
+      </Section>
+
+      {!file && (
+        <Section title="Create or replace a policy" id="create-policy-h">
+          <ActionForm action={savePolicyAction} submitLabel="Save policy">
+            <PolicyFields />
+          </ActionForm>
+        </Section>
+      )}
+
+      <Section title={`Policies (${policies.length})`} id="policies-h">
+        <ul className="flex flex-col gap-3">
+          {policies.map((p) => (
+            <li key={p.name} aria-label={`Policy ${p.name}`} className="flex flex-col gap-2 rounded border border-slate-200 p-3">
+              <div className="flex flex-wrap items-center gap-2">
+                <span className="font-mono font-medium">{p.name}</span>
+                {p.isDefault && <span className="rounded bg-slate-200 px-2 py-0.5 text-xs">default</span>}
+              </div>
+              <p className="text-sm">{describe(p)}</p>
+              <p className="text-sm" data-testid="policy-rule">
+                {p.quorum} approval{p.quorum > 1 ? "s" : ""} from {p.roles.join(", ")} · TTL {p.ttl} s
+                {p.isDefault ? "" : ` · priority ${p.priority}`}
+              </p>
+              <p className="text-xs text-slate-500">Updated {utc(p.updatedAt)}</p>
+              {!file && (
+                <div className="flex flex-col gap-2">
+                  <details>
+                    <summary className="cursor-pointer text-sm text-blue-700">Edit {p.name}</summary>
+                    <ActionForm action={savePolicyAction} submitLabel="Save changes" className="mt-2">
+                      <PolicyFields p={p} />
+                    </ActionForm>
+                  </details>
+                  {!p.isDefault && (
+                    <ActionForm action={deletePolicyAction} submitLabel="Delete policy" danger confirm={`Delete policy ${p.name}?`}>
+                      <input type="hidden" name="name" value={p.name} />
+                    </ActionForm>
+                  )}
+                </div>
+              )}
+            </li>
+          ))}
+        </ul>
+      </Section>
+    </AdminPage>
+  );
+}

@@ -1,0 +1,135 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { requirePermissionPage } from "@/lib/auth/guards";
+import { findServiceDeliveries, listServices, type DeliveryView } from "@/lib/services/manage-services";
+import { ActionForm } from "../_components/action-form";
+import { AdminPage, Section, TextField, utc } from "../_components/admin-page";
+import {
+  createServiceAction,
+  disableServiceAction,
+  finishRotationAction,
+  retryDeliveryAction,
+  rotateSecretAction,
+  updateCallbackUrlAction,
+} from "./actions";
+
+export const metadata: Metadata = { title: "Services" };
+export const dynamic = "force-dynamic";
+
+function Deliveries({ slug, deliveries }: { slug: string; deliveries: DeliveryView[] }) {
+  if (deliveries.length === 0) return <p className="text-sm text-slate-600">No callbacks yet.</p>;
+  return (
+    <ul className="flex flex-col gap-2" aria-label={`Callback deliveries of ${slug}`}>
+      {deliveries.map((d) => (
+        <li key={d.id} className="rounded border border-slate-200 p-2 text-sm" data-testid="delivery">
+          <div className="flex flex-wrap items-center gap-2">
+            <Link href={`/approvals/${d.approvalId}`} className="break-all font-mono text-blue-700 hover:underline">
+              {d.approvalId}
+            </Link>
+            <span data-testid="delivery-status" className="rounded bg-slate-100 px-2 py-0.5 text-xs font-medium">
+              {d.status}
+            </span>
+            <span className="text-xs text-slate-600">
+              {d.attempts} attempt{d.attempts === 1 ? "" : "s"} · queued {utc(d.createdAt)}
+              {d.status === "pending" ? ` · next ${utc(d.nextAttemptAt)}` : ""}
+              {d.deliveredAt ? ` · delivered ${utc(d.deliveredAt)}` : ""}
+            </span>
+          </div>
+          {d.log.length > 0 && (
+            <ol className="mt-1 flex flex-col gap-0.5 pl-2 text-xs" aria-label="Attempts, newest first">
+              {d.log.map((a) => (
+                <li key={a.at.toISOString()} data-testid="attempt">
+                  {utc(a.at)} — {a.statusCode !== null ? `HTTP ${a.statusCode}` : "no answer"}
+                  {a.errorClass ? ` (${a.errorClass})` : ""} · {a.durationMs} ms
+                </li>
+              ))}
+            </ol>
+          )}
+          {d.status !== "delivered" && (
+            <ActionForm action={retryDeliveryAction} submitLabel="Retry now" className="mt-2">
+              <input type="hidden" name="deliveryId" value={d.id} />
+            </ActionForm>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export default async function ServicesPage() {
+  const me = await requirePermissionPage("admin:services");
+  const services = await listServices();
+  const deliveries = new Map(await Promise.all(services.map(async (s) => [s.slug, await findServiceDeliveries(s.slug, 10)] as const)));
+
+  return (
+    <AdminPage user={me} title="Services">
+      <Section title="Register a service" id="create-service-h">
+        <ActionForm action={createServiceAction} submitLabel="Create service">
+          <TextField label="Slug" name="slug" required placeholder="billing-agent" className="w-full sm:w-56" />
+          <TextField label="Callback URL" name="callbackUrl" type="url" placeholder="https://…/countersign-callback" className="w-full sm:w-80" help="Optional" />
+        </ActionForm>
+      </Section>
+
+      <Section title={`Services (${services.length})`} id="services-h">
+        {services.length === 0 && <p className="text-sm text-slate-600">No services yet.</p>}
+        <ul className="flex flex-col gap-3">
+          {services.map((s) => (
+            <li key={s.slug} aria-label={`Service ${s.slug}`} className="flex flex-col gap-3 rounded border border-slate-200 p-3">
+              <div className="flex flex-wrap items-center gap-2">
+                <span className="font-mono font-medium">{s.slug}</span>
+                <span
+                  data-testid="service-status"
+                  className={`rounded px-2 py-0.5 text-xs font-medium ${s.disabled ? "bg-red-100 text-red-900" : "bg-green-100 text-green-900"}`}
+                >
+                  {s.disabled ? "disabled" : "active"}
+                </span>
+                {s.rotating && <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900">rotating: two secrets valid</span>}
+                <span className="text-xs text-slate-600">created {utc(s.createdAt)}</span>
+              </div>
+              <p className="break-all text-sm">Callback URL: {s.callbackUrl ?? "none"}</p>
+
+              {!s.disabled && (
+                <>
+                  <ActionForm action={updateCallbackUrlAction} submitLabel="Save callback URL">
+                    <input type="hidden" name="slug" value={s.slug} />
+                    <TextField label="New callback URL" name="callbackUrl" type="url" defaultValue={s.callbackUrl ?? ""} className="w-full sm:w-96" help="Empty removes it." />
+                  </ActionForm>
+                  <div className="flex flex-wrap gap-3">
+                    {/* Always rendered, so the new secret it shows survives the page refresh. */}
+                    <ActionForm action={rotateSecretAction} submitLabel="Rotate webhook secret">
+                      <input type="hidden" name="slug" value={s.slug} />
+                    </ActionForm>
+                    <ActionForm
+                      action={finishRotationAction}
+                      submitLabel="Finish rotation"
+                      disabled={!s.rotating}
+                      confirm="Finish the rotation? The old secret stops working at once."
+                    >
+                      <input type="hidden" name="slug" value={s.slug} />
+                    </ActionForm>
+                  </div>
+                </>
+              )}
+              <ActionForm
+                action={disableServiceAction}
+                submitLabel={s.disabled ? "Disabled" : "Disable service"}
+                danger
+                disabled={s.disabled}
+                confirm={`Disable ${s.slug}? Its webhooks and API token are refused from now on.`}
+              >
+                <input type="hidden" name="slug" value={s.slug} />
+              </ActionForm>
+
+              <details>
+                <summary className="cursor-pointer text-sm text-blue-700">Callback deliveries</summary>
+                <div className="mt-2">
+                  <Deliveries slug={s.slug} deliveries={deliveries.get(s.slug) ?? []} />
+                </div>
+              </details>
+            </li>
+          ))}
+        </ul>
+      </Section>
+    </AdminPage>
+  );
+}

@@ -1,0 +1,50 @@
+"use server";
+// Admin actions on users. Each one goes through runAdminAction: origin,
+// live session and the admin role, read now, before anything changes.
+import { addUser } from "@/lib/users/add-user";
+import { grantRole, revokeRole } from "@/lib/users/roles";
+import { disableUser, enableUser } from "@/lib/users/disable-user";
+import { splitRoles } from "@/lib/policies/schemas";
+import type { ActionState } from "../_lib/action-state";
+import { field, optionalField, runAdminAction } from "../_lib/run-action";
+
+const PATH = "/admin/users";
+
+export async function createUserAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAdminAction("admin:users", PATH, async (actor) => {
+    const user = await addUser(
+      { email: field(fd, "email"), name: optionalField(fd, "name"), password: optionalField(fd, "password"), roles: splitRoles(field(fd, "roles")) },
+      actor,
+    );
+    return { ok: true, message: `Created ${user.email}${user.roles.length ? ` with ${user.roles.join(", ")}` : " with no role"}.` };
+  });
+}
+
+export async function grantRoleAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAdminAction("admin:users", PATH, async (actor) => {
+    const r = await grantRole({ email: field(fd, "email"), role: field(fd, "role") }, actor);
+    const self = actor === `user:${r.email}`;
+    return { ok: true, message: `Granted ${r.role} to ${r.email}${self ? " (self-grant, recorded as such)" : ""}.` };
+  });
+}
+
+export async function revokeRoleAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAdminAction("admin:users", PATH, async (actor) => {
+    const r = await revokeRole({ email: field(fd, "email"), role: field(fd, "role") }, actor);
+    return { ok: true, message: `Revoked ${r.role} from ${r.email}.` };
+  });
+}
+
+export async function disableUserAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAdminAction("admin:users", PATH, async (actor) => {
+    const r = await disableUser(field(fd, "email"), actor);
+    return { ok: true, message: `Disabled ${r.email}; ${r.sessions_revoked} session(s) ended.` };
+  });
+}
+
+export async function enableUserAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAdminAction("admin:users", PATH, async (actor) => {
+    const r = await enableUser(field(fd, "email"), actor);
+    return { ok: true, message: `Enabled ${r.email}.` };
+  });
+}

@@ -1,0 +1,113 @@
+import type { Metadata } from "next";
+import { requirePermissionPage } from "@/lib/auth/guards";
+import { listUsers } from "@/lib/users/list-users";
+import { ActionForm } from "../_components/action-form";
+import { AdminPage, Section, TextField, utc } from "../_components/admin-page";
+import { createUserAction, disableUserAction, enableUserAction, grantRoleAction, revokeRoleAction } from "./actions";
+
+export const metadata: Metadata = { title: "Users" };
+export const dynamic = "force-dynamic";
+
+export default async function UsersPage() {
+  const me = await requirePermissionPage("admin:users");
+  const users = await listUsers();
+
+  return (
+    <AdminPage user={me} title="Users">
+      <Section title="Create a user" id="create-user-h">
+        <ActionForm action={createUserAction} submitLabel="Create user">
+          <TextField label="Email" name="email" type="email" required className="w-full sm:w-64" />
+          <TextField label="Name" name="name" className="w-full sm:w-48" />
+          <TextField
+            label="Password"
+            name="password"
+            type="password"
+            className="w-full sm:w-48"
+            help="Optional: only for password sign-in (10+ characters)."
+          />
+          <TextField label="Roles" name="roles" placeholder="reviewer, payments" help="Comma-separated; may be empty." className="w-full sm:w-48" />
+        </ActionForm>
+      </Section>
+
+      <Section title={`All users (${users.length})`} id="users-h">
+        <ul className="flex flex-col gap-3">
+          {users.map((u) => (
+            <li key={u.email} aria-label={u.email} className="flex flex-col gap-3 rounded border border-slate-200 p-3">
+              <div className="flex flex-wrap items-center gap-2">
+                <span className="break-all font-medium">{u.email}</span>
+                {u.name && <span className="text-sm text-slate-600">{u.name}</span>}
+                <span
+                  data-testid="user-status"
+                  className={`rounded px-2 py-0.5 text-xs font-medium ${u.disabled ? "bg-red-100 text-red-900" : "bg-green-100 text-green-900"}`}
+                >
+                  {u.disabled ? "disabled" : "active"}
+                </span>
+                {u.email === me.email && <span className="text-xs text-slate-600">(you)</span>}
+              </div>
+              <p className="text-sm text-slate-600">
+                Last sign-in: {u.lastSignInAt ? utc(u.lastSignInAt) : "never"} · created {utc(u.createdAt)} ·{" "}
+                {u.hasPassword ? "password set" : "no password (single sign-on only)"}
+              </p>
+
+              <div>
+                <h3 className="mb-1 text-sm font-semibold">Roles</h3>
+                {u.roles.length === 0 ? (
+                  <p className="text-sm text-slate-600">No roles.</p>
+                ) : (
+                  <ul className="flex flex-col gap-1" aria-label={`Roles of ${u.email}`}>
+                    {u.roles.map((r) => (
+                      <li key={r.role} className="flex flex-wrap items-center gap-2 text-sm" data-testid="role">
+                        <span className="rounded bg-slate-100 px-2 py-0.5 font-mono">{r.role}</span>
+                        <span className="text-xs text-slate-600">
+                          granted {utc(r.grantedAt)} by {r.grantedBy ?? "unknown"}
+                        </span>
+                        {r.selfGranted && (
+                          <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900">self-granted</span>
+                        )}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </div>
+
+              {/* Rendered even with no role left, so the last answer stays on screen. */}
+              <ActionForm action={revokeRoleAction} submitLabel="Revoke role" disabled={u.roles.length === 0}>
+                <input type="hidden" name="email" value={u.email} />
+                <label className="flex flex-col gap-1 text-sm font-medium">
+                  Role to revoke
+                  <select name="role" className="rounded border border-slate-300 px-3 py-2 text-base font-normal" disabled={u.roles.length === 0}>
+                    {u.roles.map((r) => (
+                      <option key={r.role} value={r.role}>
+                        {r.role}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+              </ActionForm>
+
+              <ActionForm action={grantRoleAction} submitLabel="Grant role">
+                <input type="hidden" name="email" value={u.email} />
+                <TextField label="Role to grant" name="role" required placeholder="reviewer" className="w-full sm:w-48" />
+              </ActionForm>
+
+              {u.disabled ? (
+                <ActionForm action={enableUserAction} submitLabel="Enable user">
+                  <input type="hidden" name="email" value={u.email} />
+                </ActionForm>
+              ) : (
+                <ActionForm
+                  action={disableUserAction}
+                  submitLabel="Disable user"
+                  danger
+                  confirm={`Disable ${u.email}? Their sessions end at once.`}
+                >
+                  <input type="hidden" name="email" value={u.email} />
+                </ActionForm>
+              )}
+            </li>
+          ))}
+        </ul>
+      </Section>
+    </AdminPage>
+  );
+}

@@ -1,0 +1,87 @@
+// Between a policy definition (schemas.ts) and its stored row: writing one,
+// comparing one, and the audit data that records one. Callers hold the
+// audit head lock (they appended an event first in the same transaction).
+import "server-only";
+import type { Tx } from "../db/client";
+import type { AuditData } from "../audit/events";
+import { newId } from "../ids";
+import { ruleFromRow } from "./load-policies";
+import type { PolicyRule } from "./match-policy";
+import { DEFAULT_POLICY_NAME, type PolicyDefinition } from "./schemas";
+
+export type PolicyView = PolicyDefinition & { isDefault: boolean; updatedAt: Date };
+
+export function definitionOf(rule: PolicyRule): PolicyDefinition {
+  return {
+    name: rule.name,
+    tool: rule.toolPattern,
+    service: rule.serviceSlug,
+    effects: rule.effects,
+    roles: rule.roles,
+    quorum: rule.quorum,
+    ttl: rule.ttlSeconds,
+    priority: rule.priority,
+  };
+}
+
+type Row = Parameters<typeof ruleFromRow>[0] & { id: string; updatedAt: Date };
+
+export function viewOf(row: Row): PolicyView {
+  return { ...definitionOf(ruleFromRow(row)), isDefault: row.isDefault, updatedAt: row.updatedAt };
+}
+
+/** Same rule? The default policy's priority plays no part in matching, so it is not compared. */
+export function sameDefinition(a: PolicyDefinition, b: PolicyDefinition, isDefault: boolean): boolean {
+  return (
+    a.name === b.name &&
+    a.tool === b.tool &&
+    a.service === b.service &&
+    a.effects === b.effects &&
+    JSON.stringify(a.roles) === JSON.stringify(b.roles) &&
+    a.quorum === b.quorum &&
+    a.ttl === b.ttl &&
+    (isDefault || a.priority === b.priority)
+  );
+}
+
+export function auditDataOf(p: PolicyDefinition, change: "created" | "replaced" | "deleted", source?: string): AuditData {
+  const data: AuditData = { policy: p.name, change };
+  if (change !== "deleted") {
+    Object.assign(data, {
+      tool: p.tool,
+      service: p.service,
+      effects: p.effects,
+      roles: p.roles,
+      quorum: p.quorum,
+      ttl: p.ttl,
+      priority: p.priority,
+    });
+  }
+  if (source) data.source = source;
+  return data;
+}
+
+export async function findPolicyRow(tx: Tx, name: string) {
+  return tx.policy.findUnique({ where: { name } });
+}
+
+/** Creates the row, or replaces the existing one's rule (the default keeps its match-all shape and priority). */
+export async function writePolicyRow(tx: Tx, p: PolicyDefinition, existing: { id: string; isDefault: boolean } | null): Promise<void> {
+  const rule = {
+    serviceSlug: p.service,
+    toolPattern: p.tool,
+    effects: p.effects,
+    roles: JSON.stringify(p.roles),
+    quorum: p.quorum,
+    ttlSeconds: p.ttl,
+  };
+  if (!existing) {
+    await tx.policy.create({
+      data: { id: newId("pol"), name: p.name, ...rule, priority: p.priority, isDefault: p.name === DEFAULT_POLICY_NAME },
+    });
+  } else if (existing.isDefault) {
+    await tx.policy.update({ where: { id: existing.id }, data: { roles: rule.roles, quorum: rule.quorum, ttlSeconds: rule.ttlSeconds } });
+  } else {
+    await tx.policy.update({ where: { id: existing.id }, data: { ...rule, priority: p.priority } });
+  }
+}

@@ -1,0 +1,80 @@
+// At start-up with POLICY_FILE set: make the policies table equal the file,
+// in one audited transaction. Policies not in the file are deleted; without a
+// "default" entry the default policy returns to its baseline. Run by every
+// instance at start; a second instance finds nothing left to change.
+import "server-only";
+import { db, type Tx } from "../db/client";
+import { inTransaction } from "../db/transaction";
+import { appendAuditEvent } from "../audit/append-event";
+import { DEFAULT_POLICY } from "../db/baseline";
+import { auditDataOf, definitionOf, sameDefinition, writePolicyRow } from "./policy-rows";
+import { ruleFromRow } from "./load-policies";
+import type { PolicyFile } from "./policy-file";
+import { DEFAULT_POLICY_NAME, type PolicyDefinition } from "./schemas";
+
+export type SyncResult = { created: string[]; replaced: string[]; deleted: string[]; unchanged: string[] };
+
+const SOURCE = "policy-file";
+
+function desiredPolicies(file: PolicyFile): PolicyDefinition[] {
+  if (file.policies.some((p) => p.name === DEFAULT_POLICY_NAME)) return file.policies;
+  const baseline: PolicyDefinition = {
+    name: DEFAULT_POLICY_NAME,
+    tool: DEFAULT_POLICY.toolPattern,
+    service: null,
+    effects: null,
+    roles: [...DEFAULT_POLICY.roles],
+    quorum: DEFAULT_POLICY.quorum,
+    ttl: DEFAULT_POLICY.ttlSeconds,
+    priority: 0,
+  };
+  return [...file.policies, baseline];
+}
+
+async function plan(tx: Tx, desired: PolicyDefinition[]) {
+  const rows = await tx.policy.findMany();
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  const wanted = new Set(desired.map((p) => p.name));
+  const result: SyncResult = { created: [], replaced: [], deleted: [], unchanged: [] };
+  const writes: Array<{ p: PolicyDefinition; row: (typeof rows)[number] | null }> = [];
+  for (const p of desired) {
+    const row = byName.get(p.name) ?? null;
+    if (row && sameDefinition(definitionOf(ruleFromRow(row)), p, row.isDefault)) {
+      result.unchanged.push(p.name);
+      continue;
+    }
+    (row ? result.replaced : result.created).push(p.name);
+    writes.push({ p, row });
+  }
+  const deletes = rows.filter((r) => !r.isDefault && !wanted.has(r.name));
+  result.deleted = deletes.map((r) => r.name);
+  return { result, writes, deletes };
+}
+
+export async function syncPolicyFile(file: PolicyFile): Promise<SyncResult> {
+  const desired = desiredPolicies(file);
+  const first = await plan(db(), desired);
+  if (first.writes.length === 0 && first.deletes.length === 0) return first.result;
+  return inTransaction(async (tx) => {
+    // Takes the head lock first; the plan is then made again on current rows.
+    await appendAuditEvent(tx, {
+      type: "policy.changed",
+      actor: "system",
+      data: { source: SOURCE, change: "synced", file_digest: file.digest, policies: desired.length },
+    });
+    const { result, writes, deletes } = await plan(tx, desired);
+    for (const { p, row } of writes) {
+      await writePolicyRow(tx, p, row);
+      await appendAuditEvent(tx, { type: "policy.changed", actor: "system", data: auditDataOf(p, row ? "replaced" : "created", SOURCE) });
+    }
+    for (const row of deletes) {
+      await tx.policy.delete({ where: { id: row.id } });
+      await appendAuditEvent(tx, {
+        type: "policy.changed",
+        actor: "system",
+        data: { policy: row.name, change: "deleted", source: SOURCE },
+      });
+    }
+    return result;
+  });
+}

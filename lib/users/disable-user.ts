@@ -1,0 +1,47 @@
+// Disabling and enabling accounts (CONTRACT §8). A disabled user's sessions
+// stop working at once: every request re-reads the user (lib/auth/sessions),
+// and their session rows are revoked too, so enabling the account again does
+// not revive an old cookie. Like role changes, each appends to the audit chain
+// first, which serializes the last-admin check below.
+import "server-only";
+import type { Tx } from "../db/client";
+import { inTransaction } from "../db/transaction";
+import { appendAuditEvent } from "../audit/append-event";
+import type { Actor } from "../audit/events";
+import { AppError } from "../errors";
+import { countActiveAdmins } from "./roles";
+import { ADMIN_ROLE, emailSchema } from "./schemas";
+
+async function userByEmail(tx: Tx, email: string) {
+  const user = await tx.user.findUnique({ where: { email }, select: { id: true, email: true, disabledAt: true } });
+  if (!user) throw new AppError("not-found", "no user with that email");
+  return user;
+}
+
+export async function disableUser(emailInput: string, actor: Actor): Promise<{ email: string; disabled: true; sessions_revoked: number }> {
+  const email = emailSchema.parse(emailInput);
+  return inTransaction(async (tx) => {
+    await appendAuditEvent(tx, { type: "user.disabled", actor, data: { user: email, self: actor === `user:${email}` } });
+    const user = await userByEmail(tx, email);
+    if (user.disabledAt) throw new AppError("conflict", `${email} is already disabled`);
+    const now = new Date();
+    await tx.user.update({ where: { id: user.id }, data: { disabledAt: now } });
+    const { count } = await tx.session.updateMany({ where: { userId: user.id, revokedAt: null }, data: { revokedAt: now } });
+    const wasAdmin = (await tx.userRole.count({ where: { userId: user.id, role: ADMIN_ROLE } })) > 0;
+    if (wasAdmin && (await countActiveAdmins(tx)) === 0) {
+      throw new AppError("last-admin", "cannot disable the last active admin");
+    }
+    return { email, disabled: true as const, sessions_revoked: count };
+  });
+}
+
+export async function enableUser(emailInput: string, actor: Actor): Promise<{ email: string; enabled: true }> {
+  const email = emailSchema.parse(emailInput);
+  return inTransaction(async (tx) => {
+    await appendAuditEvent(tx, { type: "user.enabled", actor, data: { user: email } });
+    const user = await userByEmail(tx, email);
+    if (!user.disabledAt) throw new AppError("conflict", `${email} is not disabled`);
+    await tx.user.update({ where: { id: user.id }, data: { disabledAt: null } });
+    return { email, enabled: true as const };
+  });
+}

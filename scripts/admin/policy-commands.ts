@@ -1,0 +1,74 @@
+// Policies (CONTRACT §6, §8): set, list, delete, which one matches, and the
+// offline check of a policy file.
+import { AppError } from "@/lib/errors";
+import { setPolicy } from "@/lib/policies/set-policy";
+import { deletePolicy } from "@/lib/policies/delete-policy";
+import { listPolicies, policyJson } from "@/lib/policies/list-policies";
+import { whichPolicy } from "@/lib/policies/which-policy";
+import { PolicyFileError, readPolicyFile } from "@/lib/policies/policy-file";
+import { splitRoles } from "@/lib/policies/schemas";
+import { one, optional, type Command } from "./flags";
+
+export const policyCommands: Record<string, Command> = {
+  "policy set": {
+    usage: "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P]",
+    flags: ["name", "tool", "service", "effects", "roles", "quorum", "ttl", "priority"],
+    run: async (f) => {
+      const { change, policy } = await setPolicy(
+        {
+          name: one(f, "name"),
+          tool: one(f, "tool"),
+          service: optional(f, "service"),
+          effects: optional(f, "effects"),
+          roles: splitRoles(one(f, "roles")),
+          quorum: one(f, "quorum"),
+          ttl: one(f, "ttl"),
+          priority: optional(f, "priority"),
+        },
+        "cli",
+      );
+      return { change, policy: policyJson(policy) };
+    },
+  },
+  "policy list": {
+    usage: "policy list",
+    flags: [],
+    run: async () => ({ policies: (await listPolicies()).map(policyJson) }),
+  },
+  "policy delete": {
+    usage: "policy delete --name N",
+    flags: ["name"],
+    run: (f) => deletePolicy(one(f, "name"), "cli"),
+  },
+  "policy test": {
+    usage: "policy test --service S --tool T [--effects E]",
+    flags: ["service", "tool", "effects"],
+    run: async (f) => {
+      const answer = await whichPolicy({
+        service: one(f, "service"),
+        tool: one(f, "tool"),
+        effects: optional(f, "effects"),
+      });
+      const p = answer.policy;
+      return {
+        ...answer.question,
+        policy: { name: p.name, roles: p.roles, quorum: p.quorum, ttl: p.ttlSeconds, default: p.isDefault },
+        also_matching: answer.alsoMatching,
+      };
+    },
+  },
+  "policy check": {
+    usage: "policy check FILE",
+    flags: [],
+    args: ["FILE"],
+    offline: true,
+    run: async (_f, [file]) => {
+      try {
+        return { ok: true, policies: readPolicyFile(file!).policies.length };
+      } catch (e) {
+        if (e instanceof PolicyFileError) throw new AppError("invalid-request", e.message);
+        throw e;
+      }
+    },
+  },
+};

@@ -1,0 +1,3 @@
+import { servicesAuditSuite } from "./services-audit.suite";
+
+servicesAuditSuite("sqlite");

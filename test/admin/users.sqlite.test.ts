@@ -1,0 +1,3 @@
+import { usersSuite } from "./users.suite";
+
+usersSuite("sqlite");

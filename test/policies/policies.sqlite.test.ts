@@ -1,0 +1,3 @@
+import { policiesSuite } from "./policies.suite";
+
+policiesSuite("sqlite");

@@ -1,0 +1,3 @@
+import { policyFileSyncSuite } from "./policy-file-sync.suite";
+
+policyFileSyncSuite("sqlite");
