@@ -1,6 +1,7 @@
-// `npm test`: every test, in order: type check, Vitest (unit and integration
-// on real SQLite, and PostgreSQL when PG_TEST_URL is set), a production build,
-// then Playwright in Debian's Chromium against the built app.
+// `npm test`: every test, in order: type check, a production build (the
+// integration tests run against it), Vitest (unit, and integration over real
+// HTTP on real SQLite, and PostgreSQL when PG_TEST_URL is set), then
+// Playwright in Debian's Chromium against the built app.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 
@@ -19,8 +20,8 @@ if (!process.env.PG_TEST_URL) {
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 const steps = [
   ["type check", ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]],
-  ["vitest", ["node_modules/vitest/vitest.mjs", "run"]],
   ["build", ["node_modules/next/dist/bin/next", "build"]],
+  ["vitest", ["node_modules/vitest/vitest.mjs", "run"]],
   ["playwright", ["node_modules/@playwright/test/cli.js", "test"]],
 ];
 const only = process.argv.slice(2);
