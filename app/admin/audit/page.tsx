@@ -3,6 +3,7 @@ import Link from "next/link";
 import { requirePermissionPage } from "@/lib/auth/guards";
 import { AUDIT_EVENT_TYPES } from "@/lib/audit/events";
 import { auditQuerySchema, findAuditEvents } from "@/lib/audit/find-events";
+import { verifyChain } from "@/lib/audit/verify-chain";
 import { issuesOf } from "@/lib/errors";
 import { AdminPage, Section, TextField, utc } from "../_components/admin-page";
 
@@ -22,6 +23,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const raw = Object.fromEntries([...FILTERS, "before"].map((k) => [k, first(params[k])]));
   const parsed = auditQuerySchema.safeParse(raw);
   const result = parsed.success ? await findAuditEvents(raw) : null;
+  const chain = await verifyChain();
 
   const filterQuery = new URLSearchParams();
   for (const k of FILTERS) if (raw[k]) filterQuery.set(k, raw[k]!);
@@ -33,13 +35,23 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
 
   return (
     <AdminPage user={me} title="Audit trail">
-      {/*
-        Slot: chain verification and export (lib/audit/verify.ts, verifyChain(),
-        and the export module) are being built separately; they go here.
-      */}
-      <p className="text-sm text-slate-700">
-        Every change and refusal, newest first. To check the hash chain, run <code>npm run admin -- audit verify</code>.
-      </p>
+      <Section title="Chain" id="chain-h">
+        {chain.ok ? (
+          <p className="text-sm" data-testid="chain-state">
+            The hash chain verifies: {chain.events} events, head <code className="break-all">{chain.head}</code>.
+          </p>
+        ) : (
+          <p role="alert" className="rounded border border-red-300 bg-red-50 p-2 text-sm text-red-800" data-testid="chain-state">
+            The hash chain is broken at event {chain.seq} ({chain.reason}). Keep a copy of the database and investigate.
+          </p>
+        )}
+        <p className="mt-2 text-sm">
+          <a href="/admin/audit/export" className="text-blue-700 underline">Download the whole chain (JSON Lines)</a> · To detect
+          deleted newest events, keep the output of <code>npm run admin -- audit checkpoint</code> outside the database and run{" "}
+          <code>audit verify --checkpoint FILE</code>.
+        </p>
+      </Section>
+      <p className="text-sm text-slate-700">Every change and refusal, newest first.</p>
 
       <Section title="Filter" id="filter-h">
         <form method="get" action="/admin/audit" className="flex flex-wrap items-end gap-3">

@@ -1,0 +1,34 @@
+// GET /admin/audit/export[?since=ISO]: the audit chain as JSON Lines, streamed
+// in batches (constant memory). Admins only, checked here from current state.
+import { z } from "zod";
+import { getCurrentUser } from "@/lib/auth/current-user";
+import { can } from "@/lib/auth/permissions";
+import { eventsInOrder } from "@/lib/audit/verify-chain";
+
+export const dynamic = "force-dynamic";
+
+export async function GET(req: Request): Promise<Response> {
+  const user = await getCurrentUser();
+  if (!user) return Response.json({ error: "unauthorized" }, { status: 401 });
+  if (!can(user, "admin:audit")) return Response.json({ error: "forbidden" }, { status: 403 });
+  const sinceRaw = new URL(req.url).searchParams.get("since");
+  const since = sinceRaw ? z.iso.datetime({ offset: true, local: true }).safeParse(sinceRaw) : null;
+  if (since && !since.success) return Response.json({ error: "invalid-request" }, { status: 422 });
+
+  const events = eventsInOrder(since?.data ? new Date(since.data) : undefined);
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await events.next();
+      if (next.done) return controller.close();
+      controller.enqueue(encoder.encode(JSON.stringify({ ...next.value, data: JSON.parse(next.value.data) as unknown }) + "\n"));
+    },
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": "application/x-ndjson; charset=utf-8",
+      "content-disposition": `attachment; filename="countersign-audit-${new Date().toISOString().slice(0, 10)}.jsonl"`,
+      "cache-control": "no-store",
+    },
+  });
+}
