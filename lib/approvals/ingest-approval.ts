@@ -13,6 +13,7 @@ import { loadPolicies } from "../policies/load-policies";
 import { matchPolicy } from "../policies/match-policy";
 import { loadRedactor } from "../redaction-rules/manage-rules";
 import type { ServiceAuth } from "../services/service-secrets";
+import { announceChange, emitLocalChange } from "./changes";
 import { approvalCreatedBody } from "./present";
 import type { ApprovalCreated, ApprovalRequested } from "./schemas";
 
@@ -67,7 +68,7 @@ export async function ingestApproval(
   const now = Date.now();
 
   try {
-    return await inTransaction(async (tx) => {
+    const result = await inTransaction(async (tx) => {
       const approval = await tx.approval.create({
         data: {
           id: newId("apr"),
@@ -105,8 +106,12 @@ export async function ingestApproval(
           quorum: policy.quorum,
         },
       });
+      // Live queue pages: other instances hear it on commit (PostgreSQL NOTIFY).
+      await announceChange(tx, approval.id);
       return { created: true, body: approvalCreatedBody(approval) };
     });
+    emitLocalChange(result.body.approval_id);
+    return result;
   } catch (e) {
     // A concurrent identical delivery won the race: answer as its repeat.
     if (isUniqueViolation(e)) {

@@ -1,0 +1,3 @@
+import { queueSuite } from "./find-queue.suite";
+
+queueSuite("sqlite");

@@ -1,0 +1,315 @@
+// The review queue on a real database: which section a request lands in for
+// a viewer (the "can act on" rules of CONTRACT §6, checked in SQL and
+// cross-checked against eligibility()), the filters, keyset paging in both
+// orders and across decided statuses, capped counts, and change tracking.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Provider } from "../helpers/databases";
+import { useFreshDatabase } from "../helpers/databases";
+
+export function queueSuite(provider: Provider, enabled = true) {
+  describe.runIf(enabled)(`findQueue (${provider})`, () => {
+    let ctx: Awaited<ReturnType<typeof useFreshDatabase>>;
+    let f: typeof import("../helpers/fixtures");
+    let q: typeof import("@/lib/approvals/find-queue");
+    let recordReview: typeof import("@/lib/reviews/record-review").recordReview;
+    let cancelApproval: typeof import("@/lib/approvals/cancel-approval").cancelApproval;
+    let newId: typeof import("@/lib/ids").newId;
+
+    beforeAll(async () => {
+      ctx = await useFreshDatabase(provider);
+      f = await import("../helpers/fixtures");
+      q = await import("@/lib/approvals/find-queue");
+      ({ recordReview } = await import("@/lib/reviews/record-review"));
+      ({ cancelApproval } = await import("@/lib/approvals/cancel-approval"));
+      ({ newId } = await import("@/lib/ids"));
+    });
+    afterAll(async () => ctx?.close());
+
+    type Service = Awaited<ReturnType<typeof f.makeService>>;
+    const ids = (s: { rows: Array<{ id: string }> } | null) => (s ? s.rows.map((r) => r.id) : null);
+    /** Every page of one section, following its cursors. */
+    async function allPages(viewerId: string, query: import("@/lib/approvals/find-queue").QueueQuery, section: "canAct" | "waiting" | "decided", pageSize: number) {
+      const param = { canAct: "act", waiting: "wait", decided: "done" } as const;
+      const pages: string[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await q.findQueue(viewerId, { ...query, ...(cursor ? { [param[section]]: q.cursorSchema.parse(cursor) } : {}) }, { pageSize });
+        const s = page[section]!;
+        pages.push(s.rows.map((r) => r.id));
+        cursor = s.next;
+      } while (cursor && pages.length < 100);
+      return pages;
+    }
+    /** (created_at, id) order of the given requests, straight from the table. */
+    async function dbOrder(approvalIds: string[], dir: "asc" | "desc") {
+      const rows = await ctx.db.approval.findMany({
+        where: { id: { in: approvalIds } },
+        orderBy: [{ createdAt: dir }, { id: dir }],
+        select: { id: true },
+      });
+      return rows.map((r) => r.id);
+    }
+
+    it("puts each pending request in the right section, agreeing with eligibility()", async () => {
+      const service = await f.makeService();
+      const slug = service.slug;
+      await f.makePolicy({ service: slug, tool: "two.*", roles: ["reviewer"], quorum: 2 });
+      await f.makePolicy({ service: slug, tool: "pay.*", roles: ["payments"], quorum: 1 });
+      await f.makePolicy({ service: slug, tool: "multi.*", roles: ["ops", "reviewer"], quorum: 1 });
+      // Near misses of "reviewer": a longer name, and one whose JSON text contains "reviewer" in quotes.
+      await f.makePolicy({ service: slug, tool: "near.plural", roles: ["reviewers"], quorum: 1 });
+      await f.makePolicy({ service: slug, tool: "near.quoted", roles: ['x"reviewer'], quorum: 1 });
+
+      const viewer = await f.makeUser(["reviewer"]);
+      const other = await f.makeUser(["reviewer"]);
+      await ctx.db.identity.create({
+        data: { id: newId("idn"), userId: viewer.id, issuer: "https://idp.example.com", subject: "Viewer-Sub-1", email: null },
+      });
+
+      const mk = (tool: string, requested_by?: string) => f.makeApproval(service, { tool, ...(requested_by ? { requested_by } : {}) });
+      const can = {
+        plain: await mk("mail.send"),
+        otherRequester: await mk("mail.send", "someone.else@example.com"),
+        multiRole: await mk("multi.deploy"),
+        otherVoted: await mk("two.transfer"),
+      };
+      await recordReview(other.id, { approvalId: can.otherVoted.approval_id, decision: "approve" });
+      const wait = {
+        ownEmail: await mk("mail.send", `  ${viewer.email.toUpperCase()} `),
+        ownIdentity: await mk("mail.send", "viewer-sub-1"),
+        wrongRole: await mk("pay.send"),
+        plural: await mk("near.plural"),
+        quoted: await mk("near.quoted"),
+        voted: await mk("two.transfer"),
+      };
+      await recordReview(viewer.id, { approvalId: wait.voted.approval_id, decision: "approve" });
+
+      const queue = await q.findQueue(viewer.id, { service: slug });
+      const canIds = new Set(ids(queue.canAct));
+      const waitIds = new Set(ids(queue.waiting));
+      for (const [name, a] of Object.entries(can)) expect(canIds.has(a.approval_id), `${name} can act`).toBe(true);
+      for (const [name, a] of Object.entries(wait)) expect(waitIds.has(a.approval_id), `${name} waiting`).toBe(true);
+      expect(queue.canAct!.count).toBe(Object.keys(can).length);
+      expect(queue.waiting!.count).toBe(Object.keys(wait).length);
+
+      // The SQL and the one rule function agree on every row.
+      for (const row of queue.canAct!.rows) expect(row.whyNot, row.tool).toBeNull();
+      for (const row of queue.waiting!.rows) expect(row.whyNot, row.tool).not.toBeNull();
+      const voted = queue.waiting!.rows.find((r) => r.id === wait.voted.approval_id)!;
+      expect(voted).toMatchObject({ myDecision: "approve", approvals: 1, quorum: 2, status: "pending" });
+      expect(queue.waiting!.rows.find((r) => r.id === wait.ownEmail.approval_id)!.whyNot).toMatch(/you requested this call/);
+      expect(queue.waiting!.rows.find((r) => r.id === wait.wrongRole.approval_id)!.whyNot).toMatch(/payments/);
+
+      // The other reviewer: can act on the viewer's own request; has voted on otherVoted.
+      const theirs = await q.findQueue(other.id, { service: slug });
+      expect(ids(theirs.canAct)).toContain(wait.ownEmail.approval_id);
+      expect(ids(theirs.waiting)).toContain(can.otherVoted.approval_id);
+
+      // No role: nothing to act on, everything pending is waiting.
+      const nobody = await f.makeUser([]);
+      const none = await q.findQueue(nobody.id, { service: slug });
+      expect(none.canAct).toMatchObject({ rows: [], count: 0, next: null });
+      expect(none.waiting!.count).toBe(Object.keys(can).length + Object.keys(wait).length);
+
+      // A disabled account can act on nothing.
+      await ctx.db.user.update({ where: { id: viewer.id }, data: { disabledAt: new Date() } });
+      expect((await q.findQueue(viewer.id, { service: slug })).canAct!.count).toBe(0);
+    });
+
+    it("moves requests to recent decisions when decided, cancelled or expired", async () => {
+      const service = await f.makeService();
+      const viewer = await f.makeUser(["reviewer"]);
+      const decider = await f.makeUser(["reviewer"]);
+      const approved = await f.makeApproval(service, { tool: "mail.send" });
+      const denied = await f.makeApproval(service, { tool: "mail.send" });
+      const cancelled = await f.makeApproval(service, { tool: "mail.send" });
+      const overdue = await f.makeApproval(service, { tool: "mail.send" });
+      const open = await f.makeApproval(service, { tool: "mail.send" });
+      await recordReview(decider.id, { approvalId: approved.approval_id, decision: "approve" });
+      await recordReview(decider.id, { approvalId: denied.approval_id, decision: "deny", reason: "no" });
+      await cancelApproval(service.auth, cancelled.approval_id);
+      // Past its expiry but not yet swept: already shown as expired.
+      await ctx.db.approval.update({ where: { id: overdue.approval_id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+
+      const queue = await q.findQueue(viewer.id, { service: service.slug });
+      expect(ids(queue.canAct)).toEqual([open.approval_id]);
+      expect(ids(queue.waiting)).toEqual([]);
+      const decided = new Map(queue.decided!.rows.map((r) => [r.id, r]));
+      expect(queue.decided!.count).toBe(4);
+      expect(decided.get(approved.approval_id)).toMatchObject({ status: "approved", decidedBy: [decider.email] });
+      expect(decided.get(denied.approval_id)).toMatchObject({ status: "denied", decidedBy: [decider.email] });
+      expect(decided.get(cancelled.approval_id)).toMatchObject({ status: "cancelled", decidedBy: [] });
+      expect(decided.get(overdue.approval_id)).toMatchObject({ status: "expired", decidedBy: [] });
+      expect(decided.get(overdue.approval_id)!.decidedAt).not.toBeNull();
+      expect(ids(queue.decided)).toEqual(await dbOrder([...decided.keys()], "desc"));
+
+      // The status filter picks sections: pending hides decisions, a decision hides pending.
+      const pendingOnly = await q.findQueue(viewer.id, { service: service.slug, status: "pending" });
+      expect(pendingOnly.decided).toBeNull();
+      expect(ids(pendingOnly.canAct)).toEqual([open.approval_id]);
+      const expiredOnly = await q.findQueue(viewer.id, { service: service.slug, status: "expired" });
+      expect(expiredOnly.canAct).toBeNull();
+      expect(expiredOnly.waiting).toBeNull();
+      expect(ids(expiredOnly.decided)).toEqual([overdue.approval_id]);
+      expect(ids((await q.findQueue(viewer.id, { service: service.slug, status: "denied" })).decided)).toEqual([denied.approval_id]);
+    });
+
+    it("filters by service, tool and effects", async () => {
+      const s1: Service = await f.makeService();
+      const s2: Service = await f.makeService();
+      const viewer = await f.makeUser(["reviewer"]);
+      const tool = `filter.${randomUUID().slice(0, 8)}`;
+      const a = await f.makeApproval(s1, { tool, effects: "destructive" });
+      const b = await f.makeApproval(s1, { tool, effects: "read" });
+      const c = await f.makeApproval(s2, { tool, effects: "destructive" });
+      await f.makeApproval(s1, { tool: "mail.other" });
+
+      const byTool = await q.findQueue(viewer.id, { tool });
+      expect(new Set(ids(byTool.canAct))).toEqual(new Set([a.approval_id, b.approval_id, c.approval_id]));
+      expect(ids((await q.findQueue(viewer.id, { tool, service: s1.slug })).canAct)).toEqual(await dbOrder([a.approval_id, b.approval_id], "asc"));
+      expect(new Set(ids((await q.findQueue(viewer.id, { tool, effects: "destructive" })).canAct))).toEqual(new Set([a.approval_id, c.approval_id]));
+      expect(ids((await q.findQueue(viewer.id, { tool, effects: "destructive", service: s2.slug })).canAct)).toEqual([c.approval_id]);
+      // An unknown service matches nothing (rather than being ignored).
+      const unknown = await q.findQueue(viewer.id, { service: "no-such-service" });
+      expect([unknown.canAct!.count, unknown.waiting!.count, unknown.decided!.count]).toEqual([0, 0, 0]);
+    });
+
+    it("pages by keyset in both orders, with ties on created_at, without gaps or repeats", async () => {
+      const service = await f.makeService();
+      const viewer = await f.makeUser(["reviewer"]);
+      const made: string[] = [];
+      for (let i = 0; i < 11; i++) made.push((await f.makeApproval(service, { tool: "mail.send" })).approval_id);
+      // Five requests share one created_at: only the id orders them.
+      const tie = new Date(Date.now() - 60_000);
+      await ctx.db.approval.updateMany({ where: { id: { in: made.slice(3, 8) } }, data: { createdAt: tie } });
+
+      const query = { service: service.slug };
+      const oldest = await allPages(viewer.id, query, "canAct", 3);
+      expect(oldest.map((p) => p.length)).toEqual([3, 3, 3, 2]);
+      expect(oldest.flat()).toEqual(await dbOrder(made, "asc"));
+
+      const newest = await allPages(viewer.id, { ...query, order: "newest" }, "canAct", 4);
+      expect(newest.map((p) => p.length)).toEqual([4, 4, 3]);
+      expect(newest.flat()).toEqual(await dbOrder(made, "desc"));
+
+      // The same for a viewer who sees them all as waiting (the requester of none, but no role).
+      const roleless = await f.makeUser([]);
+      expect((await allPages(roleless.id, query, "waiting", 5)).flat()).toEqual(await dbOrder(made, "asc"));
+
+      // Counts cover every page and stop at the cap.
+      const first = await q.findQueue(viewer.id, query, { pageSize: 3 });
+      expect(first.canAct).toMatchObject({ count: 11, countCapped: false });
+      expect((await q.findQueue(viewer.id, query, { pageSize: 3, countCap: 5 })).canAct).toMatchObject({ count: 5, countCapped: true });
+
+      // A cursor is "<ms>.<id>" and survives the URL; junk is refused.
+      expect(first.canAct!.next).toMatch(/^\d+\.apr_[a-z2-7]+$/);
+      expect(q.parseQueueQuery({ act: first.canAct!.next!, tool: "bad tool!", effects: ["read", "write"], status: "" })).toEqual({
+        query: { act: q.cursorSchema.parse(first.canAct!.next!), effects: "read" },
+        raw: { act: first.canAct!.next!, effects: "read" },
+        invalid: ["tool"],
+      });
+      expect(q.cursorSchema.safeParse("1.x; DROP TABLE approvals").success).toBe(false);
+    });
+
+    it("pages recent decisions newest first across statuses", async () => {
+      const service = await f.makeService();
+      const viewer = await f.makeUser(["reviewer"]);
+      const decider = await f.makeUser(["reviewer"]);
+      const made: string[] = [];
+      for (let i = 0; i < 9; i++) {
+        const a = await f.makeApproval(service, { tool: "mail.send" });
+        made.push(a.approval_id);
+        if (i % 3 === 0) await recordReview(decider.id, { approvalId: a.approval_id, decision: "approve" });
+        else if (i % 3 === 1) await recordReview(decider.id, { approvalId: a.approval_id, decision: "deny", reason: "no" });
+        else await cancelApproval(service.auth, a.approval_id);
+      }
+      const pages = await allPages(viewer.id, { service: service.slug }, "decided", 2);
+      expect(pages.map((p) => p.length)).toEqual([2, 2, 2, 2, 1]);
+      expect(pages.flat()).toEqual(await dbOrder(made, "desc"));
+    });
+
+    it("tracks changes: a new request and a review move the version and name the request", async () => {
+      const service = await f.makeService();
+      const reviewer = await f.makeUser(["reviewer"]);
+      const before = await q.getQueueVersion();
+      const a = await f.makeApproval(service, { tool: "mail.send" });
+      const afterIngest = await q.getQueueVersion();
+      expect(afterIngest).toBeGreaterThan(before);
+      expect(await q.findQueueChanges(before, afterIngest)).toEqual({ ids: [a.approval_id], more: false });
+      await recordReview(reviewer.id, { approvalId: a.approval_id, decision: "approve" });
+      const afterReview = await q.getQueueVersion();
+      expect((await q.findQueueChanges(afterIngest, afterReview))?.ids).toEqual([a.approval_id]);
+      expect(await q.findQueueChanges(afterReview, afterReview)).toBeNull();
+    });
+
+    // Last: it adds 100,000 pending rows to this file's database.
+    it("stays fast with 100,000 pending requests: first page, a deep page, a rare role", async () => {
+      const service = await f.makeService();
+      const common = await f.makeUser(["reviewer"]);
+      const rare = await f.makeUser(["rare"]);
+      const N = 100_000;
+      // One INSERT … SELECT per dialect, in the format Prisma stores dates in.
+      if (provider === "sqlite") {
+        await ctx.db.$executeRaw`
+          WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${N})
+          INSERT INTO approvals (id, service_id, run_id, call_id, tool, effects, requested_by, args_digest, redacted_args,
+                                 policy_name, required_roles, quorum, ttl_seconds, created_at, expires_at)
+          SELECT 'apr_bulk' || printf('%06d', i), ${service.auth.id}, 'bulk-' || i, 'c1', 'bulk.op', 'write',
+                 CASE WHEN i % 7 = 0 THEN ${common.email} ELSE 'someone@example.com' END,
+                 'sha256:' || printf('%064d', 0), '{}', 'default',
+                 CASE WHEN i % 1000 = 0 THEN '["rare"]' ELSE '["reviewer"]' END, 1, 86400,
+                 strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now', '-' || (${N} - i) || ' seconds'),
+                 strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now', '+1 day')
+          FROM n`;
+      } else {
+        await ctx.db.$executeRaw`
+          INSERT INTO approvals (id, service_id, run_id, call_id, tool, effects, requested_by, args_digest, redacted_args,
+                                 policy_name, required_roles, quorum, ttl_seconds, created_at, expires_at)
+          SELECT 'apr_bulk' || lpad(i::text, 6, '0'), ${service.auth.id}, 'bulk-' || i, 'c1', 'bulk.op', 'write',
+                 CASE WHEN i % 7 = 0 THEN ${common.email} ELSE 'someone@example.com' END,
+                 'sha256:' || repeat('0', 64), '{}', 'default',
+                 CASE WHEN i % 1000 = 0 THEN '["rare"]' ELSE '["reviewer"]' END, 1, 86400,
+                 (now() AT TIME ZONE 'utc') - make_interval(secs => ${N} - i),
+                 (now() AT TIME ZONE 'utc') + interval '1 day'
+          FROM generate_series(1, ${N}) AS i`;
+        // What autovacuum does shortly after a bulk change: without statistics
+        // the planner guesses the pending set is tiny and sorts it (measured
+        // 400–750 ms here) instead of walking (status, created_at, id).
+        await ctx.db.$executeRawUnsafe("ANALYZE approvals");
+      }
+      const timed = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
+        const t = performance.now();
+        const r = await fn();
+        return [r, performance.now() - t];
+      };
+
+      const [first, firstMs] = await timed(() => q.findQueue(common.id, {}, { pageSize: 25 }));
+      expect(first.canAct!.rows).toHaveLength(25);
+      expect(first.canAct).toMatchObject({ count: 1000, countCapped: true });
+      expect(first.waiting!.countCapped).toBe(true);
+
+      // A cursor 90,000 rows in: keyset, so it costs what the first page costs.
+      const [deepAt] = await ctx.db.approval.findMany({
+        where: { serviceId: service.auth.id },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        skip: 90_000,
+        take: 1,
+        select: { id: true, createdAt: true },
+      });
+      const cursor = q.cursorSchema.parse(q.encodeCursor(deepAt!));
+      const [deep, deepMs] = await timed(() => q.findQueue(common.id, { act: cursor, wait: cursor }, { pageSize: 25 }));
+      expect(deep.canAct!.rows).toHaveLength(25);
+      for (const row of deep.canAct!.rows) expect(row.createdAt.getTime()).toBeGreaterThanOrEqual(deepAt!.createdAt.getTime());
+      expect(deep.canAct!.rows.map((r) => r.id)).not.toContain(deepAt!.id);
+
+      // One role in a thousand requests: the slowest case (the whole pending set is scanned).
+      const [sparse, sparseMs] = await timed(() => q.findQueue(rare.id, {}, { pageSize: 25 }));
+      expect(sparse.canAct).toMatchObject({ count: N / 1000, countCapped: false });
+
+      console.log(`findQueue with ${N} pending (${provider}): first page ${firstMs.toFixed(0)} ms, deep page ${deepMs.toFixed(0)} ms, rare role ${sparseMs.toFixed(0)} ms`);
+      // Generous bounds for a busy 2-core machine; measured 30–150 ms.
+      for (const ms of [firstMs, deepMs, sparseMs]) expect(ms).toBeLessThan(2000);
+    });
+  });
+}

@@ -1,0 +1,3 @@
+import { liveEventsSuite } from "./live-events.suite";
+
+liveEventsSuite("postgresql");
