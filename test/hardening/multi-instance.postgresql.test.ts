@@ -83,6 +83,9 @@ describe.runIf(app?.secondBaseUrl)("two instances on one PostgreSQL database", (
         decisions += events;
       }
       expect(decisions).toBe(50);
+      // Audit appends from both processes (and this one) still form one chain.
+      const { verifyChain } = await import("@/lib/audit/verify-chain");
+      expect(await verifyChain()).toMatchObject({ ok: true });
     }, 300_000);
   });
 

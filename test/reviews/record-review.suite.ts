@@ -98,6 +98,27 @@ export function reviewSuite(provider: Provider, enabled = true) {
       expect(await refusal(recordReview(r.id, { approvalId: "apr_nope", decision: "approve" }))).toBe("not-found");
     });
 
+    it("sweeps expired requests: status, approval.expired event and callback row", async () => {
+      const { createService } = await import("@/lib/services/manage-services");
+      const { findServiceForWebhook } = await import("@/lib/services/service-secrets");
+      const { sweepExpired } = await import("@/lib/approvals/expire-approval");
+      const created = await createService({ slug: `sweep-${f.uid()}`, callbackUrl: "http://127.0.0.1:9/never" }, "cli");
+      const withCallback = { ...created, auth: (await findServiceForWebhook(ctx.db, created.slug))! };
+      const a = await f.makeApproval(withCallback, { tool: "mail.send", expires_in: 1 });
+      const fresh = await f.makeApproval(withCallback, { tool: "mail.send" });
+      await new Promise((res) => setTimeout(res, 1100));
+      expect(await sweepExpired()).toBeGreaterThanOrEqual(1);
+      const swept = await row(a.approval_id);
+      expect(swept).toMatchObject({ status: "expired", decidedBy: "[]" });
+      expect(swept.decidedAt?.toISOString()).toBe(a.expires_at);
+      expect(await ctx.db.auditEvent.count({ where: { approvalId: a.approval_id, type: "approval.expired" } })).toBe(1);
+      expect(await ctx.db.callbackDelivery.count({ where: { approvalId: a.approval_id } })).toBe(1);
+      expect((await row(fresh.approval_id)).status).toBe("pending");
+      // A second sweep (another instance) changes nothing.
+      await sweepExpired();
+      expect(await ctx.db.auditEvent.count({ where: { approvalId: a.approval_id, type: "approval.expired" } })).toBe(1);
+    });
+
     const TRIALS = 50;
 
     it(`races: two approvers completing a quorum of 2 at once → one decision (${TRIALS} trials)`, async () => {
