@@ -133,20 +133,7 @@ export function buildOpenApi(serverUrl: string) {
   } as const;
 }
 
-/** Error codes the executor-facing contract uses; the test checks each is described. */
-export const CONTRACT_ERROR_CODES = [
-  "invalid-signature",
-  "call-reused",
-  "digest-mismatch",
-  "invalid-request",
-  "too-large",
-  "rate-limited",
-  "unauthorized",
-  "not-found",
-  "already-consumed",
-  "binding-mismatch",
-  "not-decided",
-  "already-decided",
-] as const satisfies readonly ErrorCode[];
+/** The contract's error codes (one list, shared with the client); the test checks each is described. */
+export { CONTRACT_ERROR_CODES } from "../client/errors";
 
 export { ERROR_STATUS };

@@ -45,3 +45,9 @@ describe("OpenAPI description", () => {
     expect(Object.keys(served.paths)).toHaveLength(5);
   });
 });
+
+describe("error codes", () => {
+  it("every contract code is a server error code with a status", () => {
+    for (const code of CONTRACT_ERROR_CODES) expect(ERROR_STATUS[code]).toBeGreaterThanOrEqual(400);
+  });
+});
