@@ -4,19 +4,10 @@ import "server-only";
 import { CompactSign } from "jose";
 import { canonicalJson } from "../digest/args-digest";
 import type { ActiveKey } from "./signing-keys";
+import type { ReceiptPayload } from "../client/types";
 
-export type ReceiptClaims = {
-  approval_id: string;
-  service: string;
-  run_id: string;
-  call_id: string;
-  tool: string;
-  args_digest: string;
-  decision: "approved" | "denied" | "expired";
-  decided_by: string[];
-  decided_at: string;
-  consumed_at: string;
-};
+/** The signed fields: the client's wire type of CONTRACT §4, so signer and verifier share one definition. */
+export type ReceiptClaims = ReceiptPayload;
 
 /** Pure signing with a key loaded beforehand (currentSigningKey), so it can run inside a transaction. */
 export async function signReceipt(claims: ReceiptClaims, { kid, key }: ActiveKey): Promise<string> {
