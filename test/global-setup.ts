@@ -1,11 +1,11 @@
 // Integration tests talk to the real app over real HTTP: one instance on a
 // fresh SQLite file, and one on a fresh PostgreSQL database when PG_TEST_URL
 // is set. Tests learn where they are through inject("apps").
-import { createServer, type AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
 import { generateSecrets } from "../lib/local-secrets";
 import { freshDatabaseUrl, providers, type Provider } from "./helpers/databases";
 import { startAppServer, type AppServer } from "./helpers/app-server";
+import { freePort } from "./helpers/ports";
 
 /** On PostgreSQL a second instance shares the database (several stateless instances). */
 export type AppUnderTest = { provider: Provider; baseUrl: string; secondBaseUrl: string | null; env: Record<string, string> };
@@ -14,18 +14,6 @@ declare module "vitest" {
   export interface ProvidedContext {
     apps: AppUnderTest[];
   }
-}
-
-/** A free loopback port, so several test runs on one machine do not collide. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 export default async function setup(project: TestProject) {

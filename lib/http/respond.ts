@@ -4,6 +4,7 @@
 import { ZodError } from "zod";
 import { AppError, issuesOf } from "../errors";
 import { errorFields, log } from "../log";
+import { isDatabaseUnavailable } from "../db/unavailable";
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -14,12 +15,6 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 
 export function errorBody(e: AppError): Record<string, unknown> {
   return e.details.issues ? { error: e.code, issues: e.details.issues } : { error: e.code };
-}
-
-function isDatabaseUnavailable(e: unknown): boolean {
-  const code = typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : "";
-  // P1001/P1017: can't reach / connection closed; SQLITE_BUSY: locked past busy_timeout.
-  return ["P1001", "P1002", "P1017", "P2024", "ECONNREFUSED", "57P01"].includes(code) || /SQLITE_BUSY|database is locked/i.test(String((e as Error)?.message ?? ""));
 }
 
 export function errorResponse(e: unknown, context: Record<string, unknown> = {}): Response {

@@ -12,6 +12,7 @@ import type { Permission } from "@/lib/auth/permissions";
 import type { Actor } from "@/lib/audit/events";
 import { AppError, issuesOf } from "@/lib/errors";
 import { errorFields, log } from "@/lib/log";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import type { ActionState } from "./action-state";
 
 export async function runAdminAction(
@@ -32,6 +33,10 @@ export async function runAdminAction(
     }
     if (e instanceof ZodError) {
       return { ok: false, message: "Not saved: " + issuesOf(e).map((i) => `${i.path || "value"}: ${i.message}`).join("; ") };
+    }
+    if (isDatabaseUnavailable(e)) {
+      log.warn("admin action: database unavailable", { path, ...errorFields(e) });
+      return { ok: false, message: "The database could not be reached. Reload the page in a moment to see whether the change was saved." };
     }
     log.error("admin action failed", { path, ...errorFields(e) });
     return { ok: false, message: "Something went wrong; nothing was changed. Try again." };

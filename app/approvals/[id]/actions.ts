@@ -6,6 +6,7 @@ import { requireUserAction } from "@/lib/auth/guards";
 import { recordReview } from "@/lib/reviews/record-review";
 import { AppError } from "@/lib/errors";
 import { errorFields, log } from "@/lib/log";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 
 export type ReviewFormState = { ok: boolean; message: string; status?: string } | null;
 
@@ -28,6 +29,10 @@ export async function submitReview(_prev: ReviewFormState, formData: FormData): 
     return { ok: true, message, status: outcome.status };
   } catch (e) {
     if (e instanceof AppError) return { ok: false, message: e.message === e.code ? "This review was refused." : e.message };
+    if (isDatabaseUnavailable(e)) {
+      log.warn("review: database unavailable", { approvalId, ...errorFields(e) });
+      return { ok: false, message: "The database could not be reached. Reload the page in a moment to see whether your review was recorded." };
+    }
     log.error("review failed", { approvalId, ...errorFields(e) });
     return { ok: false, message: "Something went wrong; nothing was recorded. Try again." };
   }

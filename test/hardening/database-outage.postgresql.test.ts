@@ -1,0 +1,190 @@
+// Faults (issue: hardening): the database goes away in the middle of a run of
+// signed webhooks. The app sits behind a TCP proxy to PostgreSQL; stopping the
+// proxy resets every open connection and refuses new ones, as a stopped or
+// unreachable server does. While it is down the app answers a clear, retryable
+// 503 (never another 5xx, never a hang) and /api/ready says so; once it is
+// back the app recovers by itself, every acknowledged (201) request is stored
+// whole with its audit event, and a retry of each refused delivery lands once.
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
+import { generateSecrets } from "@/lib/local-secrets";
+import { signWebhookHeaders } from "@/lib/webhooks/standard-webhooks";
+import { PG_TEST_URL, useFreshDatabase } from "../helpers/databases";
+import { startAppServer, type AppServer } from "../helpers/app-server";
+import { freePort } from "../helpers/ports";
+
+/** A TCP forwarder that can be cut (RST on every connection, port closed) and restored. */
+function databaseProxy(target: { host: string; port: number }) {
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  let port = 0;
+  const listen = () =>
+    new Promise<number>((resolve, reject) => {
+      server = createServer((client) => {
+        const upstream = connect(target.port, target.host);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on("close", () => sockets.delete(s));
+          s.on("error", () => undefined);
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => {
+        port = (server!.address() as { port: number }).port;
+        resolve(port);
+      });
+    });
+  return {
+    start: listen,
+    async cut() {
+      // close() waits for open connections, so reset them after asking it to stop listening.
+      const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+      for (const s of sockets) s.resetAndDestroy();
+      await closed;
+    },
+    async stop() {
+      if (server?.listening) await this.cut();
+    },
+  };
+}
+
+type Sent = { status: number; body: Record<string, unknown>; retryAfter: string | null; ms: number; callId: string };
+
+describe.runIf(PG_TEST_URL)("the database stops in the middle of a run (postgresql)", () => {
+  let ctx: Awaited<ReturnType<typeof useFreshDatabase>>;
+  let proxy: ReturnType<typeof databaseProxy>;
+  let app: AppServer;
+  let svc: { slug: string; webhook_secret: string };
+  const runId = `outage-${randomUUID()}`;
+  const bodies = new Map<string, { body: string; webhookId: string }>();
+
+  beforeAll(async () => {
+    const secrets = generateSecrets();
+    Object.assign(process.env, secrets);
+    ctx = await useFreshDatabase("postgresql");
+    const direct = new URL(ctx.url);
+    proxy = databaseProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const proxied = new URL(ctx.url);
+    proxied.hostname = "127.0.0.1";
+    proxied.port = String(await proxy.start());
+    app = await startAppServer({
+      port: await freePort(),
+      env: { ...secrets, DATABASE_URL: proxied.toString(), COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-outage-")), LOG_LEVEL: "warn" },
+    });
+    const { createService } = await import("@/lib/services/manage-services");
+    svc = await createService({ slug: `outage-${randomUUID().slice(0, 8)}` }, "cli");
+  }, 180_000);
+
+  afterAll(async () => {
+    await app?.stop();
+    await proxy?.stop();
+    await ctx?.close();
+  });
+
+  /** Delivers call `callId` (the same body and webhook id every time it is sent). */
+  async function deliver(callId: string): Promise<Sent> {
+    let stored = bodies.get(callId);
+    if (!stored) {
+      const body = JSON.stringify({
+        type: "approval.requested",
+        data: { run_id: runId, call_id: callId, tool: "payments.refund", arguments: { amount: 12, card: "4111111111111111" } },
+      });
+      stored = { body, webhookId: `msg_${randomUUID()}` };
+      bodies.set(callId, stored);
+    }
+    const started = Date.now();
+    const r = await fetch(`${app.baseUrl}/api/v1/webhooks/${svc.slug}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...signWebhookHeaders({ secret: svc.webhook_secret, id: stored.webhookId, body: stored.body }) },
+      body: stored.body,
+      signal: AbortSignal.timeout(30_000),
+    });
+    return { status: r.status, body: (await r.json()) as Record<string, unknown>, retryAfter: r.headers.get("retry-after"), ms: Date.now() - started, callId };
+  }
+
+  it("answers 503 while it is down, recovers by itself, and loses no acknowledged write", async () => {
+    onTestFailed(() => console.log(`app output:\n${app.output().slice(-8000)}`));
+    const sent: Sent[] = [];
+    let next = 0;
+    type Phase = "up" | "down" | "back";
+    let phase = "up" as Phase;
+    const byPhase: Record<Phase, Sent[]> = { up: [], down: [], back: [] };
+    let stop = false;
+    // Four executors sending without pause through all three phases.
+    const senders = Array.from({ length: 4 }, async () => {
+      while (!stop) {
+        const at = phase;
+        const callId = `c${next++}`;
+        // A refused connection (the app down) is recorded as status 0 and fails the test below.
+        const s = await deliver(callId).catch((): Sent => ({ status: 0, body: {}, retryAfter: null, ms: 0, callId }));
+        sent.push(s);
+        byPhase[at].push(s);
+        if (s.status !== 201) await new Promise((r) => setTimeout(r, 100));
+      }
+    });
+
+    const waitFor = async (cond: () => boolean, ms: number) => {
+      const deadline = Date.now() + ms;
+      while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    };
+    await waitFor(() => byPhase.up.filter((s) => s.status === 201).length >= 20, 60_000);
+
+    await proxy.cut();
+    phase = "down";
+    await waitFor(() => byPhase.down.filter((s) => s.status === 503).length >= 20, 60_000);
+    const readyWhileDown = await fetch(`${app.baseUrl}/api/ready`, { signal: AbortSignal.timeout(30_000) });
+    const healthWhileDown = await fetch(`${app.baseUrl}/api/health`, { signal: AbortSignal.timeout(30_000) });
+
+    await proxy.start();
+    phase = "back";
+    const recoveredAt = Date.now();
+    await waitFor(() => byPhase.back.filter((s) => s.status === 201).length >= 20, 60_000);
+    const recoverySeconds = (Date.now() - recoveredAt) / 1000;
+    stop = true;
+    await Promise.all(senders);
+
+    // Every answer is a success or the retryable 503: nothing else, and no hang.
+    expect(sent.filter((s) => s.status !== 201 && s.status !== 503).map((s) => [s.status, s.body])).toEqual([]);
+    expect(Math.max(...sent.map((s) => s.ms))).toBeLessThan(15_000);
+    expect(byPhase.up.filter((s) => s.status === 201).length).toBeGreaterThanOrEqual(20);
+    const refused = sent.filter((s) => s.status === 503);
+    expect(refused.length).toBeGreaterThanOrEqual(20);
+    for (const s of refused) {
+      expect(s.body).toEqual({ error: "unavailable" });
+      expect(Number(s.retryAfter)).toBeGreaterThan(0);
+    }
+    expect(readyWhileDown.status).toBe(503);
+    expect(healthWhileDown.status).toBe(200);
+    expect(byPhase.back.filter((s) => s.status === 201).length).toBeGreaterThanOrEqual(20);
+    expect(recoverySeconds).toBeLessThan(30);
+    expect((await fetch(`${app.baseUrl}/api/ready`)).status).toBe(200);
+
+    // No acknowledged write lost: each 201 is stored, whole, with its audit event.
+    const acknowledged = sent.filter((s) => s.status === 201).map((s) => String(s.body.approval_id));
+    const rows = await ctx.db.approval.findMany({ where: { runId }, select: { id: true, callId: true } });
+    const storedIds = new Set(rows.map((r) => r.id));
+    expect(acknowledged.filter((id) => !storedIds.has(id))).toEqual([]);
+    const requestedEvents = await ctx.db.auditEvent.findMany({ where: { type: "approval.requested" }, select: { approvalId: true } });
+    const audited = new Set(requestedEvents.map((e) => e.approvalId));
+    expect(rows.filter((r) => !audited.has(r.id)).map((r) => r.id)).toEqual([]);
+    expect(requestedEvents.filter((e) => !storedIds.has(String(e.approvalId)))).toEqual([]);
+
+    // A refused delivery may or may not have committed before the connection
+    // died; the executor's retry (same webhook id) settles it exactly once.
+    const retried = await Promise.all([...new Set(refused.map((s) => s.callId))].map((callId) => deliver(callId)));
+    expect(retried.filter((s) => s.status !== 200 && s.status !== 201)).toEqual([]);
+    expect(await ctx.db.approval.count({ where: { runId } })).toBe(bodies.size);
+
+    const { verifyChain } = await import("@/lib/audit/verify-chain");
+    expect((await verifyChain()).ok).toBe(true);
+    console.log(
+      `database outage: ${sent.length} deliveries, ${acknowledged.length} acknowledged, ${refused.length} answered 503, ` +
+        `recovered in ${recoverySeconds.toFixed(1)} s, ${retried.length} retried, 0 lost`,
+    );
+  }, 240_000);
+});
