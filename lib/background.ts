@@ -7,6 +7,7 @@ import { deliverDueCallbacks, releaseLeases } from "./callbacks/deliver-callback
 import { sweepExpired } from "./approvals/expire-approval";
 import { pruneRateLimits } from "./rate-limit";
 import { errorFields, log } from "./log";
+import { beginShutdown } from "./shutdown";
 
 const TICK_MS = 1000;
 type State = { timer?: NodeJS.Timeout; running: boolean; stopping: boolean; ticks: number };
@@ -32,9 +33,15 @@ export function startBackgroundWork(): void {
   g.countersignBackground = state;
   state.timer = setInterval(() => void tick(state), TICK_MS);
   state.timer.unref();
-  // Next's own SIGTERM handler exits the process; this hands callback leases
-  // back first when it can (an unreleased lease simply expires in a minute).
-  process.once("SIGTERM", () => void stopBackgroundWork());
+  // Next's own SIGTERM handler stops accepting connections, waits for the
+  // requests in flight, then exits. Alongside it: end streams and long-polls
+  // (lib/shutdown), cut a callback attempt short and hand the leases back.
+  // Should the exit still win the race, a lease simply expires in a minute.
+  process.once("SIGTERM", () => {
+    log.info("SIGTERM: shutting down", { pid: process.pid });
+    beginShutdown();
+    void stopBackgroundWork();
+  });
 }
 
 export async function stopBackgroundWork(): Promise<void> {

@@ -10,6 +10,7 @@ import { newId } from "../ids";
 import { errorFields, log } from "../log";
 import { signWebhook, unixNow } from "../webhooks/standard-webhooks";
 import { callbackSecretOf } from "../services/service-secrets";
+import { isShuttingDown, shutdownSignal } from "../shutdown";
 
 export const WORKER_ID = `${process.pid}-${randomUUID().slice(0, 8)}`;
 const LEASE_MS = 60_000; // longer than one attempt can take
@@ -38,7 +39,8 @@ async function send(url: string, payload: string, messageId: string, secret: str
     const r = await fetch(target, {
       method: "POST",
       redirect: "manual", // a redirect is an answer, never followed
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      // Stopping the instance cuts an attempt short; it is recorded and retried.
+      signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), shutdownSignal()]),
       headers: {
         "content-type": "application/json",
         "user-agent": "Countersign-Callback/1",
@@ -52,6 +54,7 @@ async function send(url: string, payload: string, messageId: string, secret: str
     if (r.status >= 200 && r.status < 300) return { ok: true, statusCode: r.status, errorClass: null };
     return { ok: false, statusCode: r.status, errorClass: r.status >= 300 && r.status < 400 ? "redirect" : "http-status" };
   } catch (e) {
+    if (isShuttingDown()) return { ok: false, statusCode: null, errorClass: "shutdown" };
     const timeout = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
     return { ok: false, statusCode: null, errorClass: timeout ? "timeout" : "network" };
   }
@@ -67,6 +70,7 @@ export async function deliverDueCallbacks(now = new Date()): Promise<number> {
   });
   let attempted = 0;
   for (const { id } of due) {
+    if (isShuttingDown()) break;
     const claimedAt = new Date();
     const claim = await db().callbackDelivery.updateMany({
       where: { id, status: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: claimedAt } }] },

@@ -2,11 +2,14 @@
 import "server-only";
 import { db } from "./client";
 import { env } from "../env";
+import { isShuttingDown } from "../shutdown";
 import { migrationsDir, pendingMigrations, readMigrations } from "./migrate";
 
-export type Readiness = { ready: true } | { ready: false; reason: "database-unreachable" | "migrations-pending"; pending?: string[] };
+export type Readiness = { ready: true } | { ready: false; reason: "shutting-down" | "database-unreachable" | "migrations-pending"; pending?: string[] };
 
 export async function checkReadiness(): Promise<Readiness> {
+  // A stopping instance says so, so a load balancer sends new work elsewhere.
+  if (isShuttingDown()) return { ready: false, reason: "shutting-down" };
   let applied: string[];
   try {
     const rows = await db().$queryRaw<Array<{ migration_name: string }>>`

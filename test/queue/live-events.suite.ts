@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appFor } from "../helpers/app";
 import type { Provider } from "../helpers/databases";
+import { signInWithPassword } from "../helpers/sign-in";
 
 type SseEvent = { event: string; data: string; at: number };
 
@@ -57,22 +58,6 @@ export function liveEventsSuite(provider: Provider) {
     let db: import("@/lib/db/client").Db;
     let cookie = "";
 
-    /** Signs in through Auth.js's credentials endpoint, as a browser would, and returns the session cookie. */
-    async function signIn(email: string, password: string): Promise<string> {
-      const csrf = await fetch(`${base}/api/auth/csrf`);
-      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-      const jar = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-      const res = await fetch(`${base}/api/auth/callback/credentials`, {
-        method: "POST",
-        redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar },
-        body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${base}/approvals` }),
-      });
-      const session = res.headers.getSetCookie().find((c) => /^(__Secure-)?authjs\.session-token=/.test(c));
-      if (!session) throw new Error(`sign-in failed: ${res.status}`);
-      return session.split(";")[0]!;
-    }
-
     const open = (query = "", headers: Record<string, string> = { cookie }) =>
       fetch(`${base}/api/approvals/events${query}`, { headers: { accept: "text/event-stream", ...headers } });
 
@@ -82,7 +67,7 @@ export function liveEventsSuite(provider: Provider) {
       const { addUser } = await import("@/lib/users/add-user");
       const password = randomBytes(12).toString("base64url");
       const user = await addUser({ email: `live-${randomBytes(4).toString("hex")}@example.com`, password, roles: ["reviewer"] }, "cli");
-      cookie = await signIn(user.email, password);
+      cookie = await signInWithPassword(base, user.email, password);
     });
     afterAll(async () => db.$disconnect());
 

@@ -13,6 +13,7 @@ import { getQueueVersion } from "@/lib/approvals/find-queue";
 import { json } from "@/lib/http/respond";
 import { errorFields, log } from "@/lib/log";
 import { subscribeQueueChanges } from "./queue-watch";
+import { shutdownSignal } from "@/lib/shutdown";
 
 export const dynamic = "force-dynamic";
 
@@ -52,6 +53,7 @@ export async function GET(req: Request): Promise<Response> {
         clearInterval(heartbeat);
         unsubscribe();
         req.signal.removeEventListener("abort", end);
+        shutdownSignal().removeEventListener("abort", end);
         log.debug("queue events stream ended", { userId: user.id });
         try {
           controller.close();
@@ -60,7 +62,9 @@ export async function GET(req: Request): Promise<Response> {
         }
       };
       req.signal.addEventListener("abort", end);
-      if (req.signal.aborted) return end();
+      // A stopping instance ends its streams; browsers reconnect (to another instance).
+      shutdownSignal().addEventListener("abort", end);
+      if (req.signal.aborted || shutdownSignal().aborted) return end();
 
       log.debug("queue events stream started", { userId: user.id });
       send("retry: 3000\n\n");

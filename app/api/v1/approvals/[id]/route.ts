@@ -3,6 +3,7 @@ import { withService } from "@/lib/http/with-service";
 import { json } from "@/lib/http/respond";
 import { invalidRequest } from "@/lib/errors";
 import { getApprovalState } from "@/lib/approvals/get-approval";
+import { shutdownSignal } from "@/lib/shutdown";
 
 export const dynamic = "force-dynamic";
 
@@ -11,5 +12,6 @@ const querySchema = z.object({ wait: z.coerce.number().int().min(0).max(30).defa
 export const GET = withService<{ id: string }>(async (req, service, { id }) => {
   const query = querySchema.safeParse(Object.fromEntries(new URL(req.url).searchParams));
   if (!query.success) throw invalidRequest(query.error);
-  return json(await getApprovalState(service, id, query.data.wait, req.signal));
+  // A long-poll ends early, with the current state, when the client leaves or this instance stops.
+  return json(await getApprovalState(service, id, query.data.wait, AbortSignal.any([req.signal, shutdownSignal()])));
 });
