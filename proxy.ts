@@ -3,6 +3,7 @@
 // authorization is never decided here — every page, action and route checks
 // it itself (see lib/auth/guards.ts).
 import { NextResponse, type NextRequest } from "next/server";
+import { requestIdFrom } from "@/lib/request-context";
 
 export function proxy(request: NextRequest) {
   const nonce = btoa(crypto.randomUUID());
@@ -23,8 +24,12 @@ export function proxy(request: NextRequest) {
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
   requestHeaders.set("content-security-policy", csp);
+  // Pages and server actions log under this id (lib/request-context).
+  const requestId = requestIdFrom(request.headers);
+  requestHeaders.set("x-request-id", requestId);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("content-security-policy", csp);
+  response.headers.set("x-request-id", requestId);
   // Behind a TLS-terminating proxy the scheme arrives in X-Forwarded-Proto.
   const https = request.nextUrl.protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
   if (https) response.headers.set("strict-transport-security", "max-age=63072000; includeSubDomains");

@@ -1,6 +1,8 @@
 // Structured JSON logs on stdout, one line per event. Callers pass ids, codes
 // and counts; never argument values, secrets or request bodies. Strings are
 // JSON-encoded, so a newline in a value cannot forge a log line.
+import { currentRequestId } from "./request-context";
+
 type Level = "debug" | "info" | "warn" | "error";
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -11,7 +13,8 @@ function threshold(): number {
 
 function write(level: Level, msg: string, fields: Record<string, unknown> = {}) {
   if (ORDER[level] < threshold()) return;
-  process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + "\n");
+  const requestId = currentRequestId();
+  process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...(requestId ? { requestId } : {}), ...fields }) + "\n");
 }
 
 export const log = {

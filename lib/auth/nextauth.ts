@@ -15,6 +15,7 @@ import { hitRateLimit } from "../rate-limit";
 import { verifyPassword } from "./password";
 import { createSession, revokeSession, SESSION_TTL_SECONDS } from "./sessions";
 import { linkOidcIdentity } from "./oidc-users";
+import { log } from "../log";
 
 declare module "next-auth" {
   interface Session {
@@ -128,6 +129,19 @@ function config(): NextAuthConfig {
         }
         return session;
       },
+    },
+    // Auth.js's own lines become ours: JSON, with the error's class and code
+    // only (its messages and stack traces are not vetted for submitted values).
+    logger: {
+      error(error) {
+        const fields = { errorClass: error.name, type: "type" in error ? String(error.type) : undefined, code: "code" in error ? String(error.code) : undefined };
+        if (error instanceof CredentialsSignin) log.info("sign-in refused", fields);
+        else log.warn("auth error", fields);
+      },
+      warn(code) {
+        log.warn("auth warning", { code });
+      },
+      debug() {},
     },
     events: {
       async signOut(message) {

@@ -6,6 +6,8 @@
 // here is callable from the browser.
 import "server-only";
 import { revalidatePath } from "next/cache";
+import { headers } from "next/headers";
+import { requestIdFrom, runWithRequestId } from "@/lib/request-context";
 import { ZodError } from "zod";
 import { requireUserAction } from "@/lib/auth/guards";
 import type { Permission } from "@/lib/auth/permissions";
@@ -16,6 +18,14 @@ import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import type { ActionState } from "./action-state";
 
 export async function runAdminAction(
+  permission: Permission,
+  path: string,
+  fn: (actor: Actor) => Promise<NonNullable<ActionState>>,
+): Promise<ActionState> {
+  return runWithRequestId(requestIdFrom(await headers()), () => runLogged(permission, path, fn));
+}
+
+async function runLogged(
   permission: Permission,
   path: string,
   fn: (actor: Actor) => Promise<NonNullable<ActionState>>,

@@ -2,6 +2,8 @@
 // Approve / Deny. Thin: same-origin and live-session checks, then the one
 // domain function that enforces every review rule (lib/reviews/record-review).
 import { revalidatePath } from "next/cache";
+import { headers } from "next/headers";
+import { requestIdFrom, runWithRequestId } from "@/lib/request-context";
 import { requireUserAction } from "@/lib/auth/guards";
 import { recordReview } from "@/lib/reviews/record-review";
 import { AppError } from "@/lib/errors";
@@ -10,7 +12,11 @@ import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 
 export type ReviewFormState = { ok: boolean; message: string; status?: string } | null;
 
-export async function submitReview(_prev: ReviewFormState, formData: FormData): Promise<ReviewFormState> {
+export async function submitReview(prev: ReviewFormState, formData: FormData): Promise<ReviewFormState> {
+  return runWithRequestId(requestIdFrom(await headers()), () => recordFromForm(prev, formData));
+}
+
+async function recordFromForm(_prev: ReviewFormState, formData: FormData): Promise<ReviewFormState> {
   const approvalId = String(formData.get("approvalId") ?? "");
   try {
     const user = await requireUserAction();

@@ -4,10 +4,11 @@ import { z } from "zod";
 import { getCurrentUser } from "@/lib/auth/current-user";
 import { can } from "@/lib/auth/permissions";
 import { eventsInOrder } from "@/lib/audit/verify-chain";
+import { loggedRoute } from "@/lib/http/logged-route";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(req: Request): Promise<Response> {
+async function exportAudit(req: Request): Promise<Response> {
   const user = await getCurrentUser();
   if (!user) return Response.json({ error: "unauthorized" }, { status: 401 });
   if (!can(user, "admin:audit")) return Response.json({ error: "forbidden" }, { status: 403 });
@@ -32,3 +33,5 @@ export async function GET(req: Request): Promise<Response> {
     },
   });
 }
+
+export const GET = loggedRoute("audit.export", exportAudit);

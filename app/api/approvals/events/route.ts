@@ -14,13 +14,14 @@ import { json } from "@/lib/http/respond";
 import { errorFields, log } from "@/lib/log";
 import { subscribeQueueChanges } from "./queue-watch";
 import { shutdownSignal } from "@/lib/shutdown";
+import { loggedRoute } from "@/lib/http/logged-route";
 
 export const dynamic = "force-dynamic";
 
 const HEARTBEAT_MS = 15_000;
 const sinceSchema = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-export async function GET(req: Request): Promise<Response> {
+async function streamQueueEvents(req: Request): Promise<Response> {
   const user = await getCurrentUser();
   if (!user) return json({ error: "unauthorized" }, 401);
   const sinceParam = new URL(req.url).searchParams.get("since");
@@ -92,3 +93,5 @@ export async function GET(req: Request): Promise<Response> {
     },
   });
 }
+
+export const GET = loggedRoute("queue.events", streamQueueEvents);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { loggedRoute } from "@/lib/http/logged-route";
 import { withService } from "@/lib/http/with-service";
 import { json } from "@/lib/http/respond";
 import { invalidRequest } from "@/lib/errors";
@@ -9,9 +10,9 @@ export const dynamic = "force-dynamic";
 
 const querySchema = z.object({ wait: z.coerce.number().int().min(0).max(30).default(0) });
 
-export const GET = withService<{ id: string }>(async (req, service, { id }) => {
+export const GET = loggedRoute("approval", withService<{ id: string }>(async (req, service, { id }) => {
   const query = querySchema.safeParse(Object.fromEntries(new URL(req.url).searchParams));
   if (!query.success) throw invalidRequest(query.error);
   // A long-poll ends early, with the current state, when the client leaves or this instance stops.
   return json(await getApprovalState(service, id, query.data.wait, AbortSignal.any([req.signal, shutdownSignal()])));
-});
+}));

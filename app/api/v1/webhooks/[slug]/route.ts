@@ -13,12 +13,13 @@ import { slugSchema } from "@/lib/services/schemas";
 import { hitRateLimit } from "@/lib/rate-limit";
 import { invalidRequest } from "@/lib/errors";
 import { verifyWebhook, webhookHeadersFrom } from "@/lib/webhooks/standard-webhooks";
+import { loggedRoute } from "@/lib/http/logged-route";
 
 export const dynamic = "force-dynamic";
 
 const MAX_BODY_BYTES = 256 * 1024;
 
-export async function POST(req: Request, ctx: { params: Promise<{ slug: string }> }): Promise<Response> {
+async function receiveWebhook(req: Request, ctx: { params: Promise<{ slug: string }> }): Promise<Response> {
   const { slug } = await ctx.params;
   try {
     const body = await readBodyLimited(req, MAX_BODY_BYTES);
@@ -47,3 +48,5 @@ export async function POST(req: Request, ctx: { params: Promise<{ slug: string }
     return errorResponse(e, { route: "webhook" });
   }
 }
+
+export const POST = loggedRoute("webhook", receiveWebhook);

@@ -1,3 +1,4 @@
+import { loggedRoute } from "@/lib/http/logged-route";
 import { withService, readJson } from "@/lib/http/with-service";
 import { json } from "@/lib/http/respond";
 import { invalidRequest } from "@/lib/errors";
@@ -6,8 +7,8 @@ import { consumeApproval } from "@/lib/approvals/consume-approval";
 
 export const dynamic = "force-dynamic";
 
-export const POST = withService<{ id: string }>(async (req, service, { id }) => {
+export const POST = loggedRoute("approval.consume", withService<{ id: string }>(async (req, service, { id }) => {
   const binding = consumeRequestSchema.safeParse(await readJson(req));
   if (!binding.success) throw invalidRequest(binding.error);
   return json(await consumeApproval(service, id, binding.data));
-});
+}));
