@@ -12,7 +12,8 @@ export type AppServer = {
   output: () => string;
 };
 
-export async function startAppServer(opts: { port: number; env: Record<string, string> }): Promise<AppServer> {
+/** `publicUrl`: the address users see (APP_URL/AUTH_URL), e.g. https behind a TLS proxy; the server itself listens on plain http. */
+export async function startAppServer(opts: { port: number; env: Record<string, string>; publicUrl?: string }): Promise<AppServer> {
   const root = process.cwd();
   if (!existsSync(join(root, process.env.NEXT_DIST_DIR ?? ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npx next build` first (`npm test` does it before Vitest).");
@@ -22,8 +23,8 @@ export async function startAppServer(opts: { port: number; env: Record<string, s
     ...opts.env,
     NODE_ENV: "production",
     PORT: String(opts.port),
-    APP_URL: baseUrl,
-    AUTH_URL: baseUrl,
+    APP_URL: opts.publicUrl ?? baseUrl,
+    AUTH_URL: opts.publicUrl ?? baseUrl,
     NEXT_TELEMETRY_DISABLED: "1",
   };
   let out = "";

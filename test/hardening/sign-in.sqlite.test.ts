@@ -1,0 +1,3 @@
+import { signInSuite } from "./sign-in.suite";
+
+signInSuite("sqlite");
