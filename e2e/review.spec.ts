@@ -261,6 +261,30 @@ test("the requester cannot review their own request: no buttons, and a replayed 
   await Promise.all([requester.context.close(), eligible.context.close()]);
 });
 
+test("a reviewer's real action replayed cross-site (foreign or missing Origin) changes nothing; same-site it works", async ({ browser }) => {
+  const { client } = service();
+  const eligible = await reviewer(browser, ["reviewer"], "csrf");
+  const created = await ask(client, { tool: `e2e.csrf.${tag()}` });
+  await eligible.page.goto(`/approvals/${created.approval_id}`);
+  const action = await captureAction(eligible.page, eligible.page.getByRole("button", { name: "Approve" }));
+  expect(action.headers.origin).toBe(new URL(E2E.appUrl).origin);
+
+  // The victim's own session cookie rides along, as it would from a hostile page.
+  const { origin: _sameSite, ...withoutOrigin } = action.headers;
+  for (const headers of [{ ...withoutOrigin, origin: "https://evil.example" }, withoutOrigin]) {
+    const res = await eligible.context.request.post(action.url, { headers, data: action.body, maxRedirects: 0 });
+    expect(await res.text()).not.toContain("Request approved.");
+    expect(reviewsOf(created.approval_id)).toEqual([]);
+  }
+  expect(await client.getApproval(created.approval_id)).toMatchObject({ status: "pending", decided_by: [] });
+
+  // Control: the unchanged replay is accepted, so the refusals were the Origin rule.
+  const accepted = await replay(eligible.context, action);
+  expect(accepted.text).toContain("Request approved.");
+  expect(reviewsOf(created.approval_id)).toEqual([{ reviewerEmail: eligible.user.email, decision: "approve" }]);
+  await eligible.context.close();
+});
+
 test("an open queue shows a new request, and a decision made elsewhere, within 2 s without reload", async ({ browser }, testInfo) => {
   const { slug, client } = service();
   const watcher = await reviewer(browser, ["reviewer"], "watcher");

@@ -21,6 +21,8 @@ const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--condi
     AUTH_OIDC_ID: E2E.clientId,
     AUTH_OIDC_SECRET: E2E.clientSecret,
     AUTH_OIDC_NAME: "Test IdP",
+    // Access lines for every request would bury the test report.
+    LOG_LEVEL: "warn",
   },
 });
 for (const s of ["SIGINT", "SIGTERM"]) process.on(s, () => child.kill(s));
