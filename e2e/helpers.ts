@@ -21,10 +21,13 @@ export function e2eEnv(): NodeJS.ProcessEnv {
   };
 }
 
-/** Runs `npm run -s admin -- <args>` and returns its JSON output. Throws, with stderr, on a non-zero exit. */
+/**
+ * Runs the admin CLI (what `npm run admin -- <args>` runs, minus npm's own
+ * start-up) and returns its JSON output. Throws, with stderr, on a non-zero exit.
+ */
 export function adminCli(args: readonly string[]): unknown {
   try {
-    const out = execFileSync("npm", ["run", "-s", "admin", "--", ...args], {
+    const out = execFileSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/admin.ts", ...args], {
       cwd: repoRoot,
       env: e2eEnv(),
       encoding: "utf8",
