@@ -7,12 +7,15 @@
 // appender reads the head its predecessor committed: one unbroken chain.
 // Call it last in a transaction, to hold the head for as short a time as possible.
 import "server-only";
+import { createSecretKey, type KeyObject } from "node:crypto";
 import { env } from "../env";
 import { newId } from "../ids";
 import type { Tx } from "../db/client";
 import { canonicalJson } from "../digest/args-digest";
 import { eventHash, type ChainedEvent } from "./chain";
 import { auditDataSchema, type AuditInput } from "./events";
+
+let auditKey: KeyObject | undefined; // AUDIT_KEY is read once per process (lib/env.ts)
 
 export async function appendAuditEvent(tx: Tx, input: AuditInput): Promise<ChainedEvent & { hash: string }> {
   const data = canonicalJson(auditDataSchema.parse(input.data ?? {}));
@@ -30,7 +33,7 @@ export async function appendAuditEvent(tx: Tx, input: AuditInput): Promise<Chain
     data,
     prevHash: row.hash,
   };
-  const hash = eventHash(Buffer.from(env().AUDIT_KEY, "base64"), event);
+  const hash = eventHash((auditKey ??= createSecretKey(Buffer.from(env().AUDIT_KEY, "base64"))), event);
   await tx.auditEvent.create({ data: { ...event, at: new Date(event.at), hash } });
   await tx.$executeRaw`UPDATE audit_head SET hash = ${hash} WHERE id = 1`;
   return { ...event, hash };
