@@ -38,10 +38,16 @@ const envSchema = z
     CALLBACK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
     // Bench-only switches (issue: benchmark). Never set in production.
     COUNTERSIGN_BENCH: flag,
+    // Ingest without its audit event, to measure what the chain costs. Needs COUNTERSIGN_BENCH=1.
+    COUNTERSIGN_BENCH_NO_AUDIT: flag,
   })
   .refine((e) => !e.AUTH_OIDC_ISSUER || (e.AUTH_OIDC_ID && e.AUTH_OIDC_SECRET), {
     message: "AUTH_OIDC_ISSUER needs AUTH_OIDC_ID and AUTH_OIDC_SECRET",
     path: ["AUTH_OIDC_ID"],
+  })
+  .refine((e) => !e.COUNTERSIGN_BENCH_NO_AUDIT || e.COUNTERSIGN_BENCH, {
+    message: "COUNTERSIGN_BENCH_NO_AUDIT is a benchmark switch and needs COUNTERSIGN_BENCH=1",
+    path: ["COUNTERSIGN_BENCH_NO_AUDIT"],
   });
 
 export type Env = z.infer<typeof envSchema> & {
