@@ -1,13 +1,32 @@
-// `npm run bench [-- --db sqlite|postgres] [--quick] [--rebuild]` (issue: benchmark).
+// `npm run bench [-- --db sqlite|postgres] [--quick] [--rebuild] [--profile]` (issue: benchmark).
 //
-// Builds into .tmp/next-bench if there is no build there, starts the built app
+// Builds into .tmp/next-bench if there is no build there or the sources are
+// newer than it (--rebuild forces it), starts the built app
 // (scripts/start.ts, production mode, fresh secrets) on a fresh database with
-// COUNTERSIGN_BENCH=1, drives it with autocannon from this process, and writes
-// bench/results/<YYYY-MM-DD>.json plus a Markdown table on stdout.
-// Data generation, signing and domain set-up run in a TypeScript helper
-// (scripts/bench/helper.ts) against the same database. Not part of `npm test`.
+// COUNTERSIGN_BENCH=1, drives it from this process (autocannon, fetch and
+// Playwright in Debian's Chromium), and writes bench/results/<YYYY-MM-DD>.json
+// (one entry per database and mode) plus a Markdown table on stdout. Every figure is a ratio to a baseline
+// measured in the same run (or a latency with an absolute target), because
+// absolute numbers on a shared 2-core machine are noise.
+//
+// Phases, in order:
+//   1. app A (the product as shipped) and app B (the same build with
+//      COUNTERSIGN_BENCH_NO_AUDIT=1: ingestion skips its audit event) on one
+//      fresh database; set-up through the domain functions (scripts/bench/helper.ts)
+//   2. A: warm-up, idle memory, the trivial route, signed webhook ingest,
+//      consume at 16 concurrent executors, memory after the load
+//   3. ingest on A and on B in alternating rounds (A B B A …): audit cost
+//   4. Playwright: an open /approvals page, webhooks sent one at a time,
+//      accepted (201) → the row is in the page's DOM
+//   5. queue page server time with 100 and with 100,000 pending requests
+//   6. apps stopped; the audit chain seeded to 100,000 events; `audit verify`
+//
+// --profile writes a V8 CPU profile of app A's `next start` process (the
+// preload scripts/bench/cpu-profile.cjs, through NODE_OPTIONS) to
+// bench/tmp/profiles/<run>/ and prints the hottest functions
+// (scripts/bench/profile-summary.mjs). Not part of `npm test`.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -18,6 +37,7 @@ const root = process.cwd();
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
 const rebuild = argv.includes("--rebuild");
+const profile = argv.includes("--profile");
 const dbArg = argv.includes("--db") ? argv[argv.indexOf("--db") + 1] : "sqlite";
 if (!["sqlite", "postgres", "postgresql"].includes(dbArg)) fail(`--db must be sqlite or postgres, not ${dbArg}`);
 const provider = dbArg === "sqlite" ? "sqlite" : "postgresql";
@@ -27,10 +47,11 @@ const tsx = join(root, "node_modules", "tsx", "dist", "cli.mjs");
 const nextBin = join(root, "node_modules", "next", "dist", "bin", "next");
 const runId = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}`;
 const tmp = join(root, "bench", "tmp", runId);
+const profileDir = join(root, "bench", "tmp", "profiles", runId); // kept after the run (git-ignored)
 
 const P = quick
-  ? { noopSeconds: 3, ingestN: 600, consumeN: 400, auditEvents: 100_000, connections: 16 }
-  : { noopSeconds: 10, ingestN: 3000, consumeN: 2000, auditEvents: 100_000, connections: 16 };
+  ? { noopSeconds: 5, ingestN: 600, consumeN: 800, auditRounds: 4, auditRoundN: 100, liveSamples: 20, pageSamples: 12, queuePending: [100, 100_000], auditEvents: 100_000, connections: 16 }
+  : { noopSeconds: 10, ingestN: 3000, consumeN: 2000, auditRounds: 6, auditRoundN: 300, liveSamples: 20, pageSamples: 30, queuePending: [100, 100_000], auditEvents: 100_000, connections: 16 };
 
 const cleanups = [];
 function fail(msg) {
@@ -38,13 +59,43 @@ function fail(msg) {
   process.exitCode = 1;
   throw Object.assign(new Error(msg), { reported: true });
 }
-const log = (m) => process.stderr.write(`bench: ${m}\n`);
+const started = performance.now();
+const log = (m) => process.stderr.write(`bench: [${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${m}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const phases = {};
+/** With --profile: ends app A's current CPU-profile segment, naming it. */
+let profileMark = async () => {};
+async function phase(name, fn) {
+  const t0 = performance.now();
+  try {
+    return await fn();
+  } finally {
+    phases[name] = Math.round((performance.now() - t0) / 100) / 10;
+  }
+}
 
 // ---------- build ----------
+/** The newest modification time (ms) of the sources a build is made from. */
+function newestSource() {
+  let newest = 0;
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name === "node_modules" || e.name === "generated" || e.name.startsWith(".")) continue;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else newest = Math.max(newest, statSync(p).mtimeMs);
+    }
+  };
+  for (const d of ["app", "lib", "components", "prisma"]) if (existsSync(join(root, d))) walk(join(root, d));
+  for (const f of ["next.config.ts", "proxy.ts", "instrumentation.ts", "package.json"]) if (existsSync(join(root, f))) newest = Math.max(newest, statSync(join(root, f)).mtimeMs);
+  return newest;
+}
+
 function buildIfNeeded() {
-  if (!rebuild && existsSync(join(root, DIST, "BUILD_ID"))) return { built: false };
-  log(`building into ${DIST} (takes a minute)…`);
+  const buildId = join(root, DIST, "BUILD_ID");
+  const stale = existsSync(buildId) && newestSource() > statSync(buildId).mtimeMs;
+  if (!rebuild && !stale && existsSync(buildId)) return { built: false };
+  log(`building into ${DIST}${stale ? " (sources changed since the last build)" : ""} (takes a minute)…`);
   // `next build` rewrites tsconfig.json's include list: put it back byte for byte.
   const tsconfig = readFileSync(join(root, "tsconfig.json"));
   const t0 = Date.now();
@@ -139,6 +190,33 @@ function rssKiB(pid) {
     return 0;
   }
 }
+const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+/** CPU time (user + system) the process has used so far, in ms. */
+function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+  } catch {
+    return null;
+  }
+}
+/** Runs `fn` and adds the app's CPU time per request (ms) to its result. */
+async function withCpu(app, fn) {
+  const pid = appRss(app.child.pid)?.pid;
+  const before = pid ? cpuMs(pid) : null;
+  const res = await fn();
+  const after = pid ? cpuMs(pid) : null;
+  return { ...res, cpu_ms: before != null && after != null ? after - before : null, cpu_ms_per_request: before != null && after != null && res.total ? round1((after - before) / res.total) : null };
+}
+const memoryOf = async (app, gc = false) => {
+  try {
+    return await (await fetch(`${app.baseUrl}/api/bench/memory${gc ? "?gc=1" : ""}`)).json();
+  } catch {
+    return null;
+  }
+};
+
 /** RSS of the `next start` process plus anything it spawned (KiB). */
 function appRss(launcherPid) {
   const next = descendants(launcherPid).find((p) => /next-server|next\/dist\/bin\/next start/.test(cmdline(p)));
@@ -146,7 +224,7 @@ function appRss(launcherPid) {
   return { pid: next, kib: [next, ...descendants(next)].reduce((s, p) => s + rssKiB(p), 0) };
 }
 
-async function startApp(port, env) {
+async function startApp(name, port, env) {
   const baseUrl = `http://127.0.0.1:${port}`;
   const appEnv = { ...env, NODE_ENV: "production", PORT: String(port), APP_URL: baseUrl, AUTH_URL: baseUrl, NEXT_TELEMETRY_DISABLED: "1" };
   let out = "";
@@ -157,28 +235,35 @@ async function startApp(port, env) {
   });
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));
+  let stopped = false;
   const stop = () =>
     new Promise((resolve) => {
+      stopped = true;
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once("exit", () => resolve());
       child.kill("SIGTERM");
-      setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
+      setTimeout(() => child.kill("SIGKILL"), 15_000).unref();
     });
   cleanups.push(stop);
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) fail(`app exited early (${child.exitCode}):\n${out}`);
-    try {
-      const r = await fetch(`${baseUrl}/api/bench/noop`);
-      if (r.status === 200) break;
-      if (r.status === 404) fail(`/api/bench/noop answered 404: the build in ${DIST} predates it; run with --rebuild`);
-    } catch {
-      // not listening yet
+  const ready = (async () => {
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      if (child.exitCode !== null) fail(`app ${name} exited early (${child.exitCode}):\n${out}`);
+      try {
+        const r = await fetch(`${baseUrl}/api/bench/noop`);
+        if (r.status === 200) break;
+        if (r.status === 404) fail(`/api/bench/noop answered 404: the build in ${DIST} predates it; run with --rebuild`);
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) fail(`app ${name} did not start in time:\n${out}`);
+      await sleep(250);
     }
-    if (Date.now() > deadline) fail(`app did not start in time:\n${out}`);
-    await sleep(250);
-  }
-  return { baseUrl, child, stop, output: () => out };
+  })();
+  child.once("exit", (code) => {
+    if (!stopped) log(`app ${name} exited unexpectedly (${code}):\n${out.slice(-4000)}`);
+  });
+  return { name, baseUrl, child, stop, ready, output: () => out };
 }
 
 /** autocannon run; `list` (optional) supplies one distinct request per call. */
@@ -196,13 +281,16 @@ function cannon(opts, list) {
     : undefined;
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    autocannon({ ...opts, requests }, (err, res) => {
+    let last = t0;
+    const instance = autocannon({ ...opts, requests }, (err, res) => {
       if (err) return reject(err);
-      const seconds = (performance.now() - t0) / 1000;
+      // From the start to the last response: autocannon's own duration, and
+      // its end with `amount`, are rounded up to whole seconds.
+      const seconds = (last - t0) / 1000;
       resolve({
         total: res.requests.total,
         seconds,
-        rps: res.requests.total / (res.duration || seconds),
+        rps: res.requests.total / seconds,
         p50: res.latency.p50,
         p99: res.latency.p99,
         max: res.latency.max,
@@ -212,7 +300,90 @@ function cannon(opts, list) {
         statusCodes: res.statusCodeStats,
       });
     });
+    instance.on("response", () => (last = performance.now()));
   });
+}
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  if (!s.length) return null;
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+};
+const round1 = (x) => (x == null ? null : Math.round(x * 10) / 10);
+
+function webhooksFor(setupFile, n, helperEnv) {
+  const file = join(tmp, `webhooks-${randomBytes(3).toString("hex")}.json`);
+  const stats = runHelper(["webhooks", setupFile, String(n), file], helperEnv);
+  const list = JSON.parse(readFileSync(file, "utf8"));
+  rmSync(file);
+  return { list, stats };
+}
+
+/** Signs in through Auth.js's credentials endpoint, as the sign-in form does; returns the session cookie. */
+async function signIn(base, email, password) {
+  const csrf = await fetch(`${base}/api/auth/csrf`);
+  const { csrfToken } = await csrf.json();
+  const jar = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const res = await fetch(`${base}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar },
+    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${base}/approvals` }),
+  });
+  const session = res.headers.getSetCookie().find((c) => /^(__Secure-)?authjs\.session-token=/.test(c));
+  if (!session) fail(`sign-in as ${email} failed: ${res.status}`);
+  const pair = session.split(";")[0];
+  const eq = pair.indexOf("=");
+  return { header: pair, name: pair.slice(0, eq), value: pair.slice(eq + 1) };
+}
+
+/** Server time of GET /approvals as the reviewer: sequential requests, full body read. */
+async function queuePageTimes(base, cookie, samples) {
+  const once = async () => {
+    const t0 = performance.now();
+    const res = await fetch(`${base}/approvals`, { headers: { cookie: cookie.header }, redirect: "manual" });
+    const html = await res.text();
+    const ms = performance.now() - t0;
+    if (res.status !== 200 || !html.includes("Needs your review")) fail(`GET /approvals answered ${res.status} without the queue`);
+    return ms;
+  };
+  for (let i = 0; i < 3; i++) await once(); // warm-up
+  const times = [];
+  for (let i = 0; i < samples; i++) times.push(await once());
+  return { samples: times.length, median: round1(quantile(times, 0.5)), p95: round1(quantile(times, 0.95)), min: round1(Math.min(...times)) };
+}
+
+/** Accepted (201 received) → the row is in the open page's DOM, one webhook at a time. */
+async function liveQueue(base, cookie, hooks) {
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+  cleanups.push(() => browser.close());
+  try {
+    const context = await browser.newContext();
+    await context.addCookies([{ name: cookie.name, value: cookie.value, url: base }]);
+    const page = await context.newPage();
+    // Newest first: where a reviewer watching for new requests looks.
+    await page.goto(`${base}/approvals?order=newest`);
+    await page.waitForSelector('[data-testid="live-status"][data-state="live"]', { timeout: 30_000 });
+    const samples = [];
+    for (const h of hooks) {
+      // Arrivals a second or two apart, as from agents at work (the page
+      // refreshes at most once a second by design).
+      await sleep(1000 + Math.floor(Math.random() * 1000));
+      const res = await fetch(`${base}${h.path}`, { method: "POST", headers: h.headers, body: h.body });
+      const accepted = performance.now();
+      if (res.status !== 201) fail(`live sample: webhook answered ${res.status}`);
+      const { approval_id } = await res.json();
+      await page.waitForSelector(`[data-approval-id="${approval_id}"]`, { state: "attached", timeout: 20_000 });
+      samples.push(performance.now() - accepted);
+    }
+    return { samples: samples.map(round1), p50: round1(quantile(samples, 0.5)), p95: round1(quantile(samples, 0.95)), max: round1(Math.max(...samples)) };
+  } finally {
+    await browser.close();
+  }
 }
 
 // ---------- main ----------
@@ -229,58 +400,164 @@ async function main() {
     DATABASE_URL: database.url,
     COUNTERSIGN_DATA_DIR: join(tmp, "data"),
     COUNTERSIGN_BENCH: "1",
+    AUTH_CREDENTIALS: "1", // the reviewer signs in with a password
     NEXT_DIST_DIR: DIST,
     LOG_LEVEL: "warn",
   };
   const helperEnv = { ...env, NODE_ENV: "production" };
-  const port = await freePort();
-  log(`starting the app on ${provider}, port ${port}…`);
-  const app = await startApp(port, env);
+
+  // ---- 1. apps and set-up
+  const [portA, portB] = [await freePort(), await freePort()];
+  log(`starting app A on ${provider}, port ${portA}${profile ? " (CPU profile)" : ""}…`);
+  // Node refuses --cpu-prof in NODE_OPTIONS: a preload starts the profiler in `next start` only.
+  const profileEnv = profile
+    ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${join(root, "scripts", "bench", "cpu-profile.cjs")}`.trim(), BENCH_PROFILE_DIR: profileDir }
+    : {};
+  if (profile) mkdirSync(profileDir, { recursive: true });
+  const app = await phase("start_a", async () => {
+    const a = await startApp("A", portA, { ...env, ...profileEnv });
+    await a.ready;
+    return a;
+  });
   const base = app.baseUrl;
+  if (profile) {
+    profileMark = async (label) => {
+      const next = appRss(app.child.pid);
+      if (!next) return;
+      writeFileSync(join(profileDir, "label"), label);
+      process.kill(next.pid, "SIGUSR2");
+      await sleep(300);
+    };
+  }
+  // B migrates nothing (A did) and starts while the set-up runs.
+  log(`starting app B (COUNTERSIGN_BENCH_NO_AUDIT=1), port ${portB}…`);
+  const appB = await startApp("B", portB, { ...env, COUNTERSIGN_BENCH_NO_AUDIT: "1" });
 
-  log("set-up: services, reviewers");
   const setupFile = join(tmp, "setup.json");
-  runHelper(["setup", setupFile], helperEnv);
+  let consumes;
+  await phase("setup", async () => {
+    log("set-up: services, policies, reviewers");
+    runHelper(["setup", setupFile], helperEnv);
+    log(`preparing ${P.consumeN + 40} decided requests to consume…`);
+    const consumeFile = join(tmp, "consumes.json");
+    runHelper(["consumes", setupFile, String(P.consumeN + 40), consumeFile], helperEnv);
+    consumes = JSON.parse(readFileSync(consumeFile, "utf8")).map((c) => ({
+      path: `/api/v1/approvals/${c.id}/consume`,
+      headers: { authorization: `Bearer ${c.token}`, "content-type": "application/json" },
+      body: JSON.stringify(c.binding),
+    }));
+  });
+  const setup = JSON.parse(readFileSync(setupFile, "utf8"));
 
-  log(`preparing ${P.consumeN + 40} approved requests to consume…`);
-  const consumeFile = join(tmp, "consumes.json");
-  runHelper(["consumes", setupFile, String(P.consumeN + 40), consumeFile], helperEnv);
-  const consumes = JSON.parse(readFileSync(consumeFile, "utf8")).map((c) => ({
-    path: `/api/v1/approvals/${c.id}/consume`,
-    headers: { authorization: `Bearer ${c.token}`, "content-type": "application/json" },
-    body: JSON.stringify(c.binding),
-  }));
+  // ---- 2. load on A
+  log(`signing ${P.ingestN + 50} realistic webhooks…`);
+  const { list: hooks, stats: hookStats } = await phase("webhooks", () => webhooksFor(setupFile, P.ingestN + 50, helperEnv));
+  const load = await phase("load", async () => {
+    log("warm-up");
+    await cannon({ url: `${base}/api/bench/noop`, connections: 4, duration: 1 });
+    await cannon({ url: base, connections: 4, amount: 50 }, hooks.slice(0, 50));
+    await cannon({ url: base, connections: 4, amount: 40 }, consumes.slice(0, 40));
+    await sleep(1000);
+    const idle = appRss(app.child.pid);
+    const idleMemory = await memoryOf(app);
+    await profileMark("start-setup-warmup");
 
-  log(`generating ${P.ingestN + 50} signed webhooks…`);
-  const hookFile = join(tmp, "webhooks.json");
-  const hookStats = runHelper(["webhooks", setupFile, String(P.ingestN + 50), hookFile], helperEnv);
-  const hooks = JSON.parse(readFileSync(hookFile, "utf8"));
+    log(`trivial route: ${P.noopSeconds} s at ${P.connections} connections`);
+    const noop = await withCpu(app, () => cannon({ url: `${base}/api/bench/noop`, connections: P.connections, duration: P.noopSeconds }));
+    await profileMark("noop");
+    log(`ingest: ${P.ingestN} signed webhooks at ${P.connections} connections`);
+    const ingest = await withCpu(app, () => cannon({ url: base, connections: P.connections, amount: P.ingestN, timeout: 30 }, hooks.slice(50)));
+    await profileMark("ingest");
+    log(`consume: ${P.consumeN} consumes at ${P.connections} concurrent executors`);
+    const consume = await withCpu(app, () => cannon({ url: base, connections: P.connections, amount: P.consumeN, timeout: 30 }, consumes.slice(40)));
+    await profileMark("consume");
+    await sleep(2000);
+    const loaded = appRss(app.child.pid);
+    const loadedMemory = await memoryOf(app);
+    // And once V8 has had time to give back what the load left behind (its
+    // memory reducer works a few seconds after allocation slows down).
+    await sleep(13_000);
+    const settled = appRss(app.child.pid);
+    const settledMemory = await memoryOf(app);
+    // Diagnostics only (after the figure is taken): what is still live after a full GC.
+    const afterGcMemory = await memoryOf(app, true);
+    return { idle, noop, ingest, consume, loaded, settled, memory: { idle: idleMemory, loaded: loadedMemory, settled: settledMemory, after_gc: afterGcMemory } };
+  });
 
-  // Warm-up: every measured route once the JIT and lazy route loading have run.
-  log("warm-up");
-  await cannon({ url: `${base}/api/bench/noop`, connections: 4, duration: 1 });
-  await cannon({ url: base, connections: 4, amount: 50 }, hooks.slice(0, 50));
-  await cannon({ url: base, connections: 4, amount: 40 }, consumes.slice(0, 40));
-  await sleep(1000);
-  const idle = appRss(app.child.pid);
+  // ---- 3. audit chain on (A) / off (B), alternating rounds
+  const audit = await phase("audit_on_off", async () => {
+    await appB.ready;
+    const n = P.auditRounds * 2 * P.auditRoundN;
+    log(`audit on/off: ${P.auditRounds} rounds of ${P.auditRoundN} webhooks on A and on B (A B B A …)`);
+    const { list } = webhooksFor(setupFile, n + 200, helperEnv);
+    // B's warm-up, as long as A's was (JIT and caches settle in the first few hundred requests).
+    await cannon({ url: `${appB.baseUrl}/api/bench/noop`, connections: 4, duration: 1 });
+    await cannon({ url: appB.baseUrl, connections: 4, amount: 200 }, list.slice(0, 200));
+    const on = { total: 0, seconds: 0, non2xx: 0, errors: 0, cpu_ms: 0 };
+    const off = { total: 0, seconds: 0, non2xx: 0, errors: 0, cpu_ms: 0 };
+    let next = 200;
+    for (let r = 0; r < P.auditRounds; r++) {
+      const order = r % 2 === 0 ? [[app, on], [appB, off]] : [[appB, off], [app, on]];
+      for (const [target, acc] of order) {
+        const slice = list.slice(next, next + P.auditRoundN);
+        const res = await withCpu(target, () => cannon({ url: target.baseUrl, connections: P.connections, amount: P.auditRoundN, timeout: 30 }, slice));
+        next += P.auditRoundN;
+        acc.total += res.total;
+        acc.seconds += res.seconds;
+        acc.non2xx += res.non2xx;
+        acc.errors += res.errors;
+        acc.cpu_ms += res.cpu_ms ?? 0;
+      }
+    }
+    await profileMark("audit-on-off");
+    on.rps = on.total / on.seconds;
+    off.rps = off.total / off.seconds;
+    on.cpu_ms_per_request = round1(on.cpu_ms / on.total);
+    off.cpu_ms_per_request = round1(off.cpu_ms / off.total);
+    return { on, off };
+  });
+  await appB.stop();
 
-  log(`trivial route: ${P.noopSeconds} s at ${P.connections} connections`);
-  const noop = await cannon({ url: `${base}/api/bench/noop`, connections: P.connections, duration: P.noopSeconds });
+  // ---- 4. live queue page (Playwright)
+  const cookie = await signIn(base, setup.signIn.email, setup.signIn.password);
+  const pendingNow = runHelper(["queue-seed", "0"], helperEnv).pending;
+  const live = await phase("live", async () => {
+    log(`live queue: ${P.liveSamples} webhooks into an open /approvals page (${pendingNow} pending)`);
+    const { list } = webhooksFor(setupFile, P.liveSamples, helperEnv);
+    const result = await liveQueue(base, cookie, list);
+    await profileMark("live");
+    return { ...result, pending: pendingNow };
+  });
 
-  log(`ingest: ${P.ingestN} signed webhooks at ${P.connections} connections`);
-  const ingest = await cannon({ url: base, connections: P.connections, amount: P.ingestN, timeout: 30 }, hooks.slice(50));
+  // ---- 5. queue page server time at 100 and at 100,000 pending
+  const queue = await phase("queue", async () => {
+    const out = [];
+    for (const [i, pending] of P.queuePending.entries()) {
+      log(`queue page: seeding to ${pending.toLocaleString("en-US")} pending${i === 0 ? " (earlier pending requests cancelled)" : ""}…`);
+      const seeded = runHelper(["queue-seed", String(pending), ...(i === 0 ? ["--reset"] : [])], helperEnv);
+      await sleep(1000);
+      log(`queue page: ${P.pageSamples} sequential GET /approvals at ${seeded.pending.toLocaleString("en-US")} pending`);
+      await profileMark(`queue-seed-${pending}`);
+      out.push({ ...seeded, ...(await queuePageTimes(base, cookie, P.pageSamples)) });
+      await profileMark(`queue-page-${pending}`);
+    }
+    return out;
+  });
 
-  log(`consume: ${P.consumeN} consumes at ${P.connections} concurrent executors`);
-  const consume = await cannon({ url: base, connections: P.connections, amount: P.consumeN, timeout: 30 }, consumes.slice(40));
+  await phase("stop_a", () => app.stop());
 
-  await sleep(2000);
-  const loaded = appRss(app.child.pid);
-  await app.stop();
+  // ---- 6. audit verify over 100,000 events
+  const { seeded, verify } = await phase("audit_verify", async () => {
+    log(`audit: seeding the chain to ${P.auditEvents.toLocaleString("en-US")} events, then verify`);
+    const s = runHelper(["seed-audit", String(P.auditEvents)], helperEnv);
+    // Three runs, the median reported: one 2-second run is at the mercy of a busy neighbour.
+    const runs = [0, 1, 2].map(() => runHelper(["verify-audit"], helperEnv));
+    const v = [...runs].sort((a, b) => a.ms - b.ms)[1];
+    return { seeded: s, verify: { ...v, runs_ms: runs.map((r) => Math.round(r.ms)) } };
+  });
 
-  log(`audit: seeding the chain to ${P.auditEvents} events, then verify`);
-  const seeded = runHelper(["seed-audit", String(P.auditEvents)], helperEnv);
-  const verify = runHelper(["verify-audit"], helperEnv);
-
+  const { idle, noop, ingest, consume, loaded, settled, memory } = load;
+  const [q100, qBig] = queue;
   const ratio = (a, b) => (a != null && b ? a / b : null);
   const figures = [
     {
@@ -299,63 +576,101 @@ async function main() {
       target: "≤ 2",
       met: (v) => v <= 2,
     },
-    { key: "queue_page_ratio", figure: "Queue page server time, 100,000 pending ÷ 100 pending", value: null, detail: "not measured", target: "≤ 1.5" },
-    { key: "live_queue_p95", figure: "Webhook accepted → row visible in open queue page, p95 (Playwright, 20)", value: null, detail: "not measured", target: "≤ 2 s" },
+    {
+      key: "queue_page_ratio",
+      figure: "Queue page server time, 100,000 pending ÷ 100 pending",
+      value: ratio(qBig.median, q100.median),
+      detail: `median ${qBig.median} ms ÷ ${q100.median} ms (${qBig.pending.toLocaleString("en-US")} ÷ ${q100.pending} pending)`,
+      target: "≤ 1.5",
+      met: (v) => v <= 1.5,
+    },
+    {
+      key: "live_queue_p95",
+      figure: `Webhook accepted → row visible in open queue page, p95 (Playwright, ${live.samples.length})`,
+      value: live.p95 / 1000,
+      detail: `p50 ${(live.p50 / 1000).toFixed(2)} s, max ${(live.max / 1000).toFixed(2)} s`,
+      unit: " s",
+      target: "≤ 2 s",
+      met: (v) => v <= 2,
+    },
     {
       key: "audit_verify_eps",
-      figure: `audit verify events/s (${verify.events} events)`,
+      figure: `audit verify events/s (${verify.events.toLocaleString("en-US")} events)`,
       value: verify.ok ? verify.events / (verify.ms / 1000) : null,
-      detail: verify.ok ? `${verify.events} in ${(verify.ms / 1000).toFixed(2)} s` : `chain broken: ${verify.reason}`,
+      detail: verify.ok ? `${verify.events.toLocaleString("en-US")} in ${(verify.ms / 1000).toFixed(2)} s (median of 3: ${verify.runs_ms.map((ms) => (ms / 1000).toFixed(2)).join(", ")} s)` : `chain broken: ${verify.reason}`,
       target: "≥ 50,000",
       met: (v) => v >= 50_000,
     },
-    { key: "audit_on_off_ratio", figure: "Ingest throughput with audit chain ÷ without", value: null, detail: "not measured (no bench-only switch)", target: "≥ 0.8" },
+    {
+      key: "audit_on_off_ratio",
+      figure: "Ingest throughput with audit chain ÷ without",
+      value: ratio(audit.on.rps, audit.off.rps),
+      detail: `${audit.on.rps.toFixed(0)} ÷ ${audit.off.rps.toFixed(0)} req/s`,
+      target: "≥ 0.8",
+      met: (v) => v >= 0.8,
+    },
     {
       key: "rss_ratio",
       figure: "App resident memory after load ÷ idle",
       value: ratio(loaded?.kib, idle?.kib),
-      detail: idle && loaded ? `${(loaded.kib / 1024).toFixed(0)} MiB ÷ ${(idle.kib / 1024).toFixed(0)} MiB` : "next start process not found",
+      detail:
+        idle && loaded
+          ? `${(loaded.kib / 1024).toFixed(0)} MiB ÷ ${(idle.kib / 1024).toFixed(0)} MiB, 2 s after the load${settled ? `; ${(settled.kib / idle.kib).toFixed(2)} (${(settled.kib / 1024).toFixed(0)} MiB) 15 s after` : ""}`
+          : "next start process not found",
       target: "≤ 1.5",
       met: (v) => v <= 1.5,
     },
   ].map((f) => ({ ...f, met: f.value == null ? null : f.met(f.value) }));
 
-  const fmt = (v) => (v == null ? "—" : v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2));
+  const fmt = (v, unit = "") => (v == null ? "—" : (v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2)) + unit);
+  const failed = [ingest, consume, audit.on, audit.off].some((r) => r.non2xx || r.errors);
   const lines = [
     `### Countersign bench — ${provider}${quick ? " (quick)" : ""}, ${new Date().toISOString()}`,
     "",
     "| Figure | Value | Detail | Target | Met? |",
     "|---|---|---|---|---|",
-    ...figures.map((f) => `| ${f.figure} | ${fmt(f.value)} | ${f.detail} | ${f.target} | ${f.met == null ? "not measured" : f.met ? "yes" : "**no**"} |`),
+    ...figures.map((f) => `| ${f.figure} | ${fmt(f.value, f.unit)} | ${f.detail} | ${f.target} | ${f.met == null ? "not measured" : f.met ? "yes" : "**no**"} |`),
     "",
-    `Requests: trivial ${noop.total} (non-2xx ${noop.non2xx}, errors ${noop.errors}); ingest ${ingest.total} (non-2xx ${ingest.non2xx}, errors ${ingest.errors}, mean body ${hookStats.mean_body_bytes} B); consume ${consume.total} (non-2xx ${consume.non2xx}, errors ${consume.errors}).`,
-    `Latency p50/p99 ms: trivial ${noop.p50}/${noop.p99}; ingest ${ingest.p50}/${ingest.p99}; consume ${consume.p50}/${consume.p99}.`,
+    `Requests: trivial ${noop.total} (non-2xx ${noop.non2xx}, errors ${noop.errors}); ingest ${ingest.total} (non-2xx ${ingest.non2xx}, errors ${ingest.errors}, mean body ${hookStats.mean_body_bytes} B); consume ${consume.total} (non-2xx ${consume.non2xx}, errors ${consume.errors}); audit on/off ${audit.on.total}/${audit.off.total} (non-2xx ${audit.on.non2xx + audit.off.non2xx}).`,
+    `App CPU ms per request: trivial ${noop.cpu_ms_per_request}, ingest ${ingest.cpu_ms_per_request}, consume ${consume.cpu_ms_per_request}, ingest with/without audit ${audit.on.cpu_ms_per_request}/${audit.off.cpu_ms_per_request}. V8 heap used/total MiB idle ${memory.idle?.heapUsed}/${memory.idle?.heapTotal}, 2 s after load ${memory.loaded?.heapUsed}/${memory.loaded?.heapTotal}, 15 s after ${memory.settled?.heapUsed}/${memory.settled?.heapTotal}, after a forced full GC ${memory.after_gc?.heapUsed}/${memory.after_gc?.heapTotal} (RSS ${memory.after_gc?.rss}).`,
+    `Latency p50/p99 ms: trivial ${noop.p50}/${noop.p99}; ingest ${ingest.p50}/${ingest.p99}; consume ${consume.p50}/${consume.p99}. Queue page median/p95 ms: ${q100.median}/${q100.p95} at ${q100.pending} pending, ${qBig.median}/${qBig.p95} at ${qBig.pending.toLocaleString("en-US")}. Live rows seen with ${live.pending} pending.`,
+    `Phases (s): ${Object.entries(phases).map(([k, v]) => `${k} ${v}`).join(", ")}; total ${((performance.now() - started) / 1000).toFixed(0)}.`,
   ];
-  if (ingest.non2xx || consume.non2xx || ingest.errors || consume.errors) {
-    lines.push("", "**Warning:** some measured requests failed; the ratios above include them.");
-  }
+  if (failed) lines.push("", "**Warning:** some measured requests failed; the ratios above include them.");
   process.stdout.write(lines.join("\n") + "\n");
 
+  // One file per day (bench/results/<date>.json), one entry per database and mode, so
+  // a day's SQLite and PostgreSQL runs sit side by side.
   const date = new Date().toISOString().slice(0, 10);
   const resultFile = join(root, "bench", "results", `${date}.json`);
-  writeFileSync(
-    resultFile,
-    JSON.stringify(
-      {
-        at: new Date().toISOString(),
-        provider,
-        quick,
-        node: process.version,
-        build,
-        params: P,
-        figures: figures.map(({ key, figure, value, detail, target, met }) => ({ key, figure, value, detail, target, met })),
-        raw: { noop, ingest, consume, webhook_bodies: hookStats, rss_kib: { idle, loaded }, audit: { seeded, verify } },
-      },
-      null,
-      2,
-    ) + "\n",
-  );
+  let day = {};
+  try {
+    day = JSON.parse(readFileSync(resultFile, "utf8"));
+    if (day.provider) day = {}; // the single-run format of earlier versions
+  } catch {
+    // first run of the day
+  }
+  day[`${provider}${quick ? "-quick" : ""}`] = {
+    at: new Date().toISOString(),
+    provider,
+    quick,
+    node: process.version,
+    build,
+    params: P,
+    phases_seconds: phases,
+    table: lines.join("\n"),
+    figures: figures.map(({ key, figure, value, detail, target, met }) => ({ key, figure, value, detail, target, met })),
+    raw: { noop, ingest, consume, webhook_bodies: hookStats, rss_kib: { idle, loaded, settled }, memory_mib: memory, audit_on_off: audit, live, queue_page: queue, audit: { seeded, verify } },
+  };
+  writeFileSync(resultFile, JSON.stringify(day, null, 2) + "\n");
   log(`wrote ${resultFile}`);
+  if (profile) {
+    for (const seg of ["ingest", "consume"]) {
+      const r = spawnSync(process.execPath, [join(root, "scripts", "bench", "profile-summary.mjs"), profileDir, "--segment", seg, "--top", "15"], { encoding: "utf8" });
+      process.stderr.write(r.stdout + r.stderr);
+    }
+    log(`profiles: ${profileDir} (node scripts/bench/profile-summary.mjs <dir> --segment NAME --match TEXT)`);
+  }
 }
 
 async function cleanup() {
