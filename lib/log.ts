@@ -24,11 +24,28 @@ export const log = {
   error: (msg: string, fields?: Record<string, unknown>) => write("error", msg, fields),
 };
 
-/** The error's class and code only: messages can carry data (e.g. SQL values). */
+/**
+ * The error's class and codes only: messages can carry data (e.g. SQL values).
+ * For database errors that includes the driver adapter's error kind (e.g.
+ * "ConnectionClosed") and the PostgreSQL SQLSTATE, which carry no values.
+ */
 export function errorFields(e: unknown): Record<string, unknown> {
   if (e instanceof Error) {
     const code = "code" in e ? (e as { code: unknown }).code : undefined;
-    return { errorClass: e.name, errorCode: typeof code === "string" ? code : undefined };
+    const adapter = adapterCauseOf(e);
+    return {
+      errorClass: e.name,
+      errorCode: typeof code === "string" ? code : undefined,
+      errorKind: typeof adapter?.kind === "string" ? adapter.kind : undefined,
+      sqlState: typeof adapter?.originalCode === "string" ? adapter.originalCode : undefined,
+    };
   }
   return { errorClass: typeof e };
+}
+
+/** A driver adapter error's payload: on the DriverAdapterError itself, or inside a Prisma error. */
+function adapterCauseOf(e: Error): { kind?: unknown; originalCode?: unknown } | undefined {
+  const wrapped = (e as { meta?: { driverAdapterError?: { cause?: unknown } } }).meta?.driverAdapterError?.cause;
+  const cause = e.name === "DriverAdapterError" ? e.cause : wrapped;
+  return typeof cause === "object" && cause !== null ? (cause as { kind?: unknown; originalCode?: unknown }) : undefined;
 }

@@ -9,6 +9,7 @@ import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
 import { hitRateLimit } from "../rate-limit";
 import { errorFields, log } from "../log";
+import { isDatabaseUnavailable } from "../db/unavailable";
 
 const RECORDS_PER_MINUTE = 30;
 
@@ -22,7 +23,9 @@ export async function recordWebhookRejection(slug: string, reason: string, statu
       appendAuditEvent(tx, { type: "webhook.rejected", actor: "system", data: { service: safeSlug, reason, status } }),
     );
   } catch (e) {
-    // The refusal stands even if its record cannot be written.
-    log.error("could not record webhook rejection", { service: safeSlug, reason, ...errorFields(e) });
+    // The refusal stands even if its record cannot be written; the database
+    // being away is an operational condition (warn), anything else a bug.
+    const write = isDatabaseUnavailable(e) ? log.warn : log.error;
+    write("could not record webhook rejection", { service: safeSlug, reason, ...errorFields(e) });
   }
 }

@@ -5,7 +5,6 @@
 // 503 (never another 5xx, never a hang) and /api/ready says so; once it is
 // back the app recovers by itself, every acknowledged (201) request is stored
 // whole with its audit event, and a retry of each refused delivery lands once.
-import { createServer, connect, type Server, type Socket } from "node:net";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,48 +15,13 @@ import { signWebhookHeaders } from "@/lib/webhooks/standard-webhooks";
 import { PG_TEST_URL, useFreshDatabase } from "../helpers/databases";
 import { startAppServer, type AppServer } from "../helpers/app-server";
 import { freePort } from "../helpers/ports";
-
-/** A TCP forwarder that can be cut (RST on every connection, port closed) and restored. */
-function databaseProxy(target: { host: string; port: number }) {
-  const sockets = new Set<Socket>();
-  let server: Server | null = null;
-  let port = 0;
-  const listen = () =>
-    new Promise<number>((resolve, reject) => {
-      server = createServer((client) => {
-        const upstream = connect(target.port, target.host);
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on("close", () => sockets.delete(s));
-          s.on("error", () => undefined);
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.once("error", reject);
-      server.listen(port, "127.0.0.1", () => {
-        port = (server!.address() as { port: number }).port;
-        resolve(port);
-      });
-    });
-  return {
-    start: listen,
-    async cut() {
-      // close() waits for open connections, so reset them after asking it to stop listening.
-      const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
-      for (const s of sockets) s.resetAndDestroy();
-      await closed;
-    },
-    async stop() {
-      if (server?.listening) await this.cut();
-    },
-  };
-}
+import { databaseProxy, targetOf, urlThroughProxy, type DatabaseProxy } from "../helpers/database-proxy";
 
 type Sent = { status: number; body: Record<string, unknown>; retryAfter: string | null; ms: number; callId: string };
 
 describe.runIf(PG_TEST_URL)("the database stops in the middle of a run (postgresql)", () => {
   let ctx: Awaited<ReturnType<typeof useFreshDatabase>>;
-  let proxy: ReturnType<typeof databaseProxy>;
+  let proxy: DatabaseProxy;
   let app: AppServer;
   let svc: { slug: string; webhook_secret: string };
   const runId = `outage-${randomUUID()}`;
@@ -67,14 +31,11 @@ describe.runIf(PG_TEST_URL)("the database stops in the middle of a run (postgres
     const secrets = generateSecrets();
     Object.assign(process.env, secrets);
     ctx = await useFreshDatabase("postgresql");
-    const direct = new URL(ctx.url);
-    proxy = databaseProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-    const proxied = new URL(ctx.url);
-    proxied.hostname = "127.0.0.1";
-    proxied.port = String(await proxy.start());
+    proxy = databaseProxy(targetOf(ctx.url));
+    const proxied = urlThroughProxy(ctx.url, await proxy.start());
     app = await startAppServer({
       port: await freePort(),
-      env: { ...secrets, DATABASE_URL: proxied.toString(), COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-outage-")), LOG_LEVEL: "warn" },
+      env: { ...secrets, DATABASE_URL: proxied, COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-outage-")), LOG_LEVEL: "warn" },
     });
     const { createService } = await import("@/lib/services/manage-services");
     svc = await createService({ slug: `outage-${randomUUID().slice(0, 8)}` }, "cli");
