@@ -1,6 +1,20 @@
+import type { Instrumentation } from "next";
+
 // Runs once when a server instance starts (Next.js): background workers.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { startBackgroundWork } = await import("./lib/background");
   startBackgroundWork();
 }
+
+// A page or server action that failed while rendering: one structured log
+// line with the route's template (never the path, which holds ids), the
+// digest the error page shows the user, and the error's class and codes.
+export const onRequestError: Instrumentation.onRequestError = async (error, request, context) => {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const [{ log, errorFields }, { isDatabaseUnavailable }] = await Promise.all([import("./lib/log"), import("./lib/db/unavailable")]);
+  const digest = typeof error === "object" && error !== null && "digest" in error ? String(error.digest) : undefined;
+  const fields = { method: request.method, route: context.routePath, kind: context.routeType, digest, ...errorFields(error) };
+  if (isDatabaseUnavailable(error)) log.warn("page failed: database unavailable", fields);
+  else log.error("page failed", fields);
+};

@@ -2,10 +2,12 @@
 // signed webhooks. The app sits behind a TCP proxy to PostgreSQL; stopping the
 // proxy resets every open connection and refuses new ones, as a stopped or
 // unreachable server does. While it is down the app answers a clear, retryable
-// 503 (never another 5xx, never a hang) and /api/ready says so; once it is
+// 503 (never another 5xx, never a hang), /api/ready says so and a page in a
+// real browser shows an error page with a retry (app/error.tsx); once it is
 // back the app recovers by itself, every acknowledged (201) request is stored
 // whole with its audit event, and a retry of each refused delivery lands once.
 import { randomUUID } from "node:crypto";
+import { chromium, type Browser } from "playwright-core";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +17,7 @@ import { signWebhookHeaders } from "@/lib/webhooks/standard-webhooks";
 import { PG_TEST_URL, useFreshDatabase } from "../helpers/databases";
 import { startAppServer, type AppServer } from "../helpers/app-server";
 import { freePort } from "../helpers/ports";
+import { signInWithPassword } from "../helpers/sign-in";
 import { databaseProxy, targetOf, urlThroughProxy, type DatabaseProxy } from "../helpers/database-proxy";
 
 type Sent = { status: number; body: Record<string, unknown>; retryAfter: string | null; ms: number; callId: string };
@@ -24,6 +27,8 @@ describe.runIf(PG_TEST_URL)("the database stops in the middle of a run (postgres
   let proxy: DatabaseProxy;
   let app: AppServer;
   let svc: { slug: string; webhook_secret: string };
+  let reviewerCookie: string;
+  let browser: Browser;
   const runId = `outage-${randomUUID()}`;
   const bodies = new Map<string, { body: string; webhookId: string }>();
 
@@ -35,13 +40,19 @@ describe.runIf(PG_TEST_URL)("the database stops in the middle of a run (postgres
     const proxied = urlThroughProxy(ctx.url, await proxy.start());
     app = await startAppServer({
       port: await freePort(),
-      env: { ...secrets, DATABASE_URL: proxied, COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-outage-")), LOG_LEVEL: "warn" },
+      env: { ...secrets, DATABASE_URL: proxied, COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-outage-")), AUTH_CREDENTIALS: "1", LOG_LEVEL: "warn" },
     });
     const { createService } = await import("@/lib/services/manage-services");
     svc = await createService({ slug: `outage-${randomUUID().slice(0, 8)}` }, "cli");
+    const { addUser } = await import("@/lib/users/add-user");
+    const email = `outage-${randomUUID().slice(0, 8)}@example.com`;
+    await addUser({ email, roles: ["reviewer"], password: "outage-password-1" }, "cli");
+    reviewerCookie = await signInWithPassword(app.baseUrl, email, "outage-password-1");
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
   }, 180_000);
 
   afterAll(async () => {
+    await browser?.close();
     await app?.stop();
     await proxy?.stop();
     await ctx?.close();
@@ -100,6 +111,14 @@ describe.runIf(PG_TEST_URL)("the database stops in the middle of a run (postgres
     await waitFor(() => byPhase.down.filter((s) => s.status === 503).length >= 20, 60_000);
     const readyWhileDown = await fetch(`${app.baseUrl}/api/ready`, { signal: AbortSignal.timeout(30_000) });
     const healthWhileDown = await fetch(`${app.baseUrl}/api/health`, { signal: AbortSignal.timeout(30_000) });
+    // A reviewer's browser on the queue page: told in words, offered a retry.
+    const [cookieName, ...cookieValue] = reviewerCookie.split("=");
+    const context = await browser.newContext();
+    await context.addCookies([{ name: cookieName!, value: cookieValue.join("="), url: app.baseUrl }]);
+    const page = await context.newPage();
+    const pageWhileDown = await page.goto(`${app.baseUrl}/approvals`);
+    await page.getByRole("heading", { name: "This page could not be loaded" }).waitFor({ timeout: 30_000 });
+    const reference = (await page.getByText(/^Reference: /).textContent())?.replace("Reference: ", "");
 
     await proxy.start();
     phase = "back";
@@ -121,6 +140,14 @@ describe.runIf(PG_TEST_URL)("the database stops in the middle of a run (postgres
     }
     expect(readyWhileDown.status).toBe(503);
     expect(healthWhileDown.status).toBe(200);
+    // The page failed as a page (app/error.tsx), its reference names the server's log line,
+    // and once the database is back "Try again" loads the queue without a sign-in.
+    expect(pageWhileDown?.status()).toBe(500);
+    expect(reference).toMatch(/^\d+$/);
+    expect(app.output()).toContain(`"msg":"page failed: database unavailable","method":"GET","route":"/approvals","kind":"render","digest":"${reference}"`);
+    await page.getByRole("button", { name: "Try again" }).click();
+    await page.getByRole("heading", { name: "Approvals", exact: true }).waitFor({ timeout: 30_000 });
+    await context.close();
     expect(byPhase.back.filter((s) => s.status === 201).length).toBeGreaterThanOrEqual(20);
     expect(recoverySeconds).toBeLessThan(30);
     expect((await fetch(`${app.baseUrl}/api/ready`)).status).toBe(200);
