@@ -92,6 +92,9 @@ export async function ingestApproval(
         },
       });
       await tx.seenWebhook.create({ data: { serviceId: service.id, webhookId, approvalId: approval.id } });
+      // Live queue pages: other instances hear it on commit (PostgreSQL NOTIFY).
+      // Before the audit append, which holds the chain's head until the commit.
+      await announceChange(tx, approval.id);
       // The bench measures what the chain costs with a switch that start-up
       // refuses unless COUNTERSIGN_BENCH=1 (lib/env.ts). Never off otherwise.
       if (!env().COUNTERSIGN_BENCH_NO_AUDIT) await appendAuditEvent(tx, {
@@ -109,8 +112,6 @@ export async function ingestApproval(
           quorum: policy.quorum,
         },
       });
-      // Live queue pages: other instances hear it on commit (PostgreSQL NOTIFY).
-      await announceChange(tx, approval.id);
       return { created: true, body: approvalCreatedBody(approval) };
     });
     emitLocalChange(result.body.approval_id);

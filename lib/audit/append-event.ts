@@ -5,7 +5,8 @@
 // queues concurrent appenders (across instances) until this transaction ends;
 // on SQLite the transaction already holds the write lock. Either way each
 // appender reads the head its predecessor committed: one unbroken chain.
-// Call it last in a transaction, to hold the head for as short a time as possible.
+// Call it last in a transaction, to hold the head for as short a time as
+// possible: two statements on PostgreSQL, then the commit.
 import "server-only";
 import { createSecretKey, type KeyObject } from "node:crypto";
 import { env } from "../env";
@@ -34,7 +35,19 @@ export async function appendAuditEvent(tx: Tx, input: AuditInput): Promise<Chain
     prevHash: row.hash,
   };
   const hash = eventHash((auditKey ??= createSecretKey(Buffer.from(env().AUDIT_KEY, "base64"))), event);
-  await tx.auditEvent.create({ data: { ...event, at: new Date(event.at), hash } });
-  await tx.$executeRaw`UPDATE audit_head SET hash = ${hash} WHERE id = 1`;
+  if (env().databaseProvider === "postgresql") {
+    // One statement: other appenders wait on the head row until this
+    // transaction ends, so each round trip made while holding it counts.
+    await tx.$executeRaw`
+      WITH event AS (
+        INSERT INTO audit_events (seq, id, at, type, actor, approval_id, data, prev_hash, hash)
+        VALUES (${event.seq}, ${event.id}, ${new Date(event.at)}, ${event.type}, ${event.actor}, ${event.approvalId}, ${event.data}, ${event.prevHash}, ${hash})
+      )
+      UPDATE audit_head SET hash = ${hash} WHERE id = 1`;
+  } else {
+    // SQLite: the transaction holds the database's write lock throughout anyway.
+    await tx.auditEvent.create({ data: { ...event, at: new Date(event.at), hash } });
+    await tx.$executeRaw`UPDATE audit_head SET hash = ${hash} WHERE id = 1`;
+  }
   return { ...event, hash };
 }
