@@ -24,6 +24,9 @@ export type VerifyResult =
 
 type StoredEvent = ChainedEvent & { hash: string };
 
+/** The stored event's columns, in the order both readers below expect. */
+const EVENT_COLUMNS = "seq, id, at, type, actor, approval_id, data, prev_hash, hash";
+
 type EventRow = {
   seq: number | bigint;
   id: string;
@@ -43,13 +46,13 @@ type EventRow = {
  */
 async function batchAfter(after: number, since?: Date): Promise<StoredEvent[]> {
   const rows = await db().$queryRaw<EventRow[]>`
-    SELECT seq, id, at, type, actor, approval_id, data, prev_hash, hash FROM audit_events
+    SELECT ${Prisma.raw(EVENT_COLUMNS)} FROM audit_events
     WHERE seq > ${after}${since ? Prisma.sql` AND at >= ${since}` : Prisma.empty}
     ORDER BY seq ASC LIMIT ${BATCH}`;
   return rows.map((r) => ({
     seq: Number(r.seq),
     id: r.id,
-    at: (r.at instanceof Date ? r.at : new Date(r.at)).toISOString(),
+    at: utcIso(r.at),
     type: r.type,
     actor: r.actor,
     approvalId: r.approval_id,
@@ -88,8 +91,6 @@ export const checkpointSchema = z.object({
   signature: z.string().min(1),
 });
 export type Checkpoint = z.infer<typeof checkpointSchema>;
-
-const EVENT_COLUMNS = "seq, id, at, type, actor, approval_id, data, prev_hash, hash";
 
 /**
  * Checks the whole chain in one read snapshot (so appends made meanwhile
