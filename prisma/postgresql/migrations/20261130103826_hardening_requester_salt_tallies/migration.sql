@@ -1,0 +1,17 @@
+-- AlterTable
+ALTER TABLE "approvals" ADD COLUMN     "args_salt" TEXT,
+ADD COLUMN     "requester_key" TEXT;
+
+-- CreateTable
+CREATE TABLE "refusal_tallies" (
+    "minute" INTEGER NOT NULL,
+    "kind" TEXT NOT NULL,
+    "subject" TEXT NOT NULL,
+    "reason" TEXT NOT NULL,
+    "count" INTEGER NOT NULL,
+
+    CONSTRAINT "refusal_tallies_pkey" PRIMARY KEY ("minute","kind","subject","reason")
+);
+
+-- CreateIndex
+CREATE INDEX "approvals_requester_key_status_idx" ON "approvals"("requester_key", "status");
