@@ -2,6 +2,8 @@
 // keyset paging links ("Next page" carries the last row's cursor).
 import Link from "next/link";
 import { StatusBadge } from "@/components/status-badge";
+import { RevealedText } from "@/components/revealed-text";
+import { rowDisplay } from "@/lib/display/request-display";
 import { Ago, Countdown } from "@/components/time";
 import type { QueueRow, QueueSection as Section } from "@/lib/approvals/find-queue";
 
@@ -72,6 +74,8 @@ export function QueueSection({
 function QueueItem({ kind, row }: { kind: SectionKind; row: QueueRow }) {
   const metaId = `row-${kind}-${row.id}`;
   const pending = row.status === "pending";
+  // Service-written text, revealed like on the request's page (CONTRACT §19).
+  const shown = rowDisplay(row);
   return (
     <article className="flex flex-col gap-1 p-3" data-approval-id={row.id}>
       <div className="flex flex-wrap items-center gap-2">
@@ -80,19 +84,30 @@ function QueueItem({ kind, row }: { kind: SectionKind; row: QueueRow }) {
           aria-describedby={metaId}
           className="break-all font-mono font-semibold text-blue-800 underline-offset-2 hover:underline"
         >
-          {row.tool}
+          <RevealedText value={shown.fields.tool} />
         </Link>
         {row.effects === "destructive" && <span className="rounded bg-red-700 px-1.5 py-0.5 text-xs text-white">destructive</span>}
         {!pending && <StatusBadge status={row.status} />}
+        {shown.flagged && (
+          <span className="rounded bg-red-700 px-1.5 py-0.5 text-xs text-white" data-testid="row-suspicious">
+            hidden or look-alike characters
+          </span>
+        )}
       </div>
       <p id={metaId} className="text-sm text-slate-700">
-        {row.service} · {row.effects}
-        {row.environment ? ` · ${row.environment}` : ""} · requested by {row.requestedBy ?? "—"}
+        <RevealedText value={shown.fields.service} /> · {row.effects}
+        {shown.fields.environment && (
+          <>
+            {" · "}
+            <RevealedText value={shown.fields.environment} />
+          </>
+        )}{" "}
+        · requested by {shown.fields.requestedBy ? <RevealedText value={shown.fields.requestedBy} /> : "—"}
       </p>
-      {row.summary && (
-        // Agent-written and untrusted: shown as plain text, clipped.
-        <p className="line-clamp-2 break-words text-sm text-slate-600" title="Summary written by the agent (untrusted)">
-          {row.summary}
+      {shown.fields.summary && (
+        // Agent-written and untrusted: revealed, quoted and clipped.
+        <p className="line-clamp-2 break-words border-l-2 border-amber-400 pl-2 text-sm italic text-slate-600" title="Summary written by the agent (untrusted)">
+          <RevealedText value={shown.fields.summary} />
         </p>
       )}
       {pending ? (

@@ -1,11 +1,13 @@
 // Work each app instance does in the background: deliver callbacks, mark
-// expired requests, prune old rate-limit counters. Every step is safe to run
+// expired requests, turn refusal counts into audit events, prune old
+// rate-limit counters. Every step is safe to run
 // on several instances at once (leases and conditional updates).
 import "server-only";
 import { db } from "./db/client";
 import { deliverDueCallbacks, releaseLeases } from "./callbacks/deliver-callbacks";
 import { sweepExpired } from "./approvals/expire-approval";
 import { pruneRateLimits } from "./rate-limit";
+import { flushRefusalTallies } from "./audit/refusal-tallies";
 import { errorFields, log } from "./log";
 import { beginShutdown } from "./shutdown";
 
@@ -19,7 +21,10 @@ async function tick(state: State): Promise<void> {
   try {
     await sweepExpired();
     await deliverDueCallbacks();
-    if (++state.ticks % 600 === 0) await pruneRateLimits(db());
+    ++state.ticks;
+    // Refusal counts of minutes that are over become audit events.
+    if (state.ticks % 10 === 0) await flushRefusalTallies();
+    if (state.ticks % 600 === 0) await pruneRateLimits(db());
   } catch (e) {
     log.warn("background tick failed", errorFields(e));
   } finally {
@@ -51,4 +56,7 @@ export async function stopBackgroundWork(): Promise<void> {
   clearInterval(state.timer);
   while (state.running) await new Promise((r) => setTimeout(r, 50));
   await releaseLeases().catch(() => undefined);
+  // Best effort: whatever is not flushed stays in refusal_tallies, and any
+  // instance (or this one's successor) flushes it later. Nothing is lost.
+  await flushRefusalTallies().catch(() => undefined);
 }

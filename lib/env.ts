@@ -34,8 +34,17 @@ const envSchema = z
     AUTH_OIDC_TRUST_EMAILS: flag,
     POLICY_FILE: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    // Proxies in front of the app that append to X-Forwarded-For; the sign-in
+    // limit keys on the address the outermost of them saw (0: the socket's).
+    TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     // First retry delay of a failed callback; later ones double (capped at 1 h).
     CALLBACK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+    // Callback targets (CONTRACT §19). Loopback: unset means "allowed only outside production".
+    CALLBACK_ALLOW_LOOPBACK: z
+      .enum(["0", "1", "true", "false", ""])
+      .optional()
+      .transform((v) => (v === undefined || v === "" ? undefined : v === "1" || v === "true")),
+    CALLBACK_DENY_PRIVATE: flag,
     // Bench-only switches (issue: benchmark). Never set in production.
     COUNTERSIGN_BENCH: flag,
     // Ingest without its audit event, to measure what the chain costs. Needs COUNTERSIGN_BENCH=1.

@@ -1,4 +1,4 @@
-// `npm run bench [-- --db sqlite|postgres] [--quick] [--rebuild] [--profile]` (issue: benchmark).
+// `npm run bench [-- --db sqlite|postgres] [--quick] [--rebuild] [--profile] [--render]` (issue: benchmark).
 //
 // Builds into .tmp/next-bench if there is no build there or the sources are
 // newer than it (--rebuild forces it), starts the built app
@@ -21,6 +21,11 @@
 //   5. queue page server time with 100 and with 100,000 pending requests
 //   6. apps stopped; the audit chain seeded to 100,000 events; `audit verify`
 //
+// Phase 5 also measures the decision page of a 256 KiB request (its server
+// time, its size, and the health check while three render at once;
+// scripts/bench/render.mjs). --render runs only that: app A, set-up, the
+// scenario, a table (bench/results/<date>.json under "<db>-render").
+//
 // --profile writes a V8 CPU profile of app A's `next start` process (the
 // preload scripts/bench/cpu-profile.cjs, through NODE_OPTIONS) to
 // bench/tmp/profiles/<run>/ and prints the hottest functions
@@ -32,12 +37,14 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
 import pg from "pg";
+import { renderBench, renderFigures } from "./bench/render.mjs";
 
 const root = process.cwd();
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
 const rebuild = argv.includes("--rebuild");
 const profile = argv.includes("--profile");
+const renderOnly = argv.includes("--render");
 const dbArg = argv.includes("--db") ? argv[argv.indexOf("--db") + 1] : "sqlite";
 if (!["sqlite", "postgres", "postgresql"].includes(dbArg)) fail(`--db must be sqlite or postgres, not ${dbArg}`);
 const provider = dbArg === "sqlite" ? "sqlite" : "postgresql";
@@ -420,6 +427,7 @@ async function main() {
     return a;
   });
   const base = app.baseUrl;
+  if (renderOnly) return renderOnlyRun(app, helperEnv, build);
   if (profile) {
     profileMark = async (label) => {
       const next = appRss(app.child.pid);
@@ -544,6 +552,11 @@ async function main() {
     return out;
   });
 
+  const render = await phase("render", async () => {
+    log("decision page of a 256 KiB request: server time, size, health check during 3 renders");
+    return renderBench({ base, cookie, service: setup.services[0], samples: P.pageSamples });
+  });
+
   await phase("stop_a", () => app.stop());
 
   // ---- 6. audit verify over 100,000 events
@@ -620,6 +633,7 @@ async function main() {
       target: "≤ 1.5",
       met: (v) => v <= 1.5,
     },
+    ...renderFigures(render),
   ].map((f) => ({ ...f, met: f.value == null ? null : f.met(f.value) }));
 
   const fmt = (v, unit = "") => (v == null ? "—" : (v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2)) + unit);
@@ -660,7 +674,7 @@ async function main() {
     phases_seconds: phases,
     table: lines.join("\n"),
     figures: figures.map(({ key, figure, value, detail, target, met }) => ({ key, figure, value, detail, target, met })),
-    raw: { noop, ingest, consume, webhook_bodies: hookStats, rss_kib: { idle, loaded, settled }, memory_mib: memory, audit_on_off: audit, live, queue_page: queue, audit: { seeded, verify } },
+    raw: { noop, ingest, consume, webhook_bodies: hookStats, rss_kib: { idle, loaded, settled }, memory_mib: memory, audit_on_off: audit, live, queue_page: queue, render, audit: { seeded, verify } },
   };
   writeFileSync(resultFile, JSON.stringify(day, null, 2) + "\n");
   log(`wrote ${resultFile}`);
@@ -671,6 +685,37 @@ async function main() {
     }
     log(`profiles: ${profileDir} (node scripts/bench/profile-summary.mjs <dir> --segment NAME --match TEXT)`);
   }
+}
+
+/** --render: only the 256 KiB decision-page scenario (scripts/bench/render.mjs). */
+async function renderOnlyRun(app, helperEnv, build) {
+  const setupFile = join(tmp, "setup.json");
+  runHelper(["setup", setupFile], helperEnv);
+  const setup = JSON.parse(readFileSync(setupFile, "utf8"));
+  const cookie = await signIn(app.baseUrl, setup.signIn.email, setup.signIn.password);
+  log("decision page of a 256 KiB request: server time, size, health check during 3 renders");
+  const render = await phase("render", () => renderBench({ base: app.baseUrl, cookie, service: setup.services[0], samples: P.pageSamples }));
+  await app.stop();
+  const figures = renderFigures(render).map((f) => ({ ...f, met: f.value == null ? null : f.met(f.value) }));
+  const fmt = (v, unit = "") => (v == null ? "—" : (v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2)) + unit);
+  const table = [
+    `### Countersign bench — ${provider}, decision page render (--render), ${new Date().toISOString()}`,
+    "",
+    "| Figure | Value | Detail | Target | Met? |",
+    "|---|---|---|---|---|",
+    ...figures.map((f) => `| ${f.figure} | ${fmt(f.value, f.unit)} | ${f.detail} | ${f.target} | ${f.met == null ? "not measured" : f.met ? "yes" : "**no**"} |`),
+  ].join("\n");
+  process.stdout.write(table + "\n");
+  const resultFile = join(root, "bench", "results", `${new Date().toISOString().slice(0, 10)}.json`);
+  let day = {};
+  try {
+    day = JSON.parse(readFileSync(resultFile, "utf8"));
+  } catch {
+    // first run of the day
+  }
+  day[`${provider}-render`] = { at: new Date().toISOString(), provider, node: process.version, build, table, figures: figures.map(({ key, figure, value, detail, target, met }) => ({ key, figure, value, detail, target, met })), raw: render };
+  writeFileSync(resultFile, JSON.stringify(day, null, 2) + "\n");
+  log(`wrote ${resultFile}`);
 }
 
 async function cleanup() {

@@ -4,7 +4,8 @@
 // environment are generated once into data/secrets.json, the credentials
 // sign-in is on, and an empty database gets demo data. Production mode
 // (NODE_ENV=production): every secret must be set, nothing is seeded.
-// Either way: migrate, build if there is no build, then `next start`.
+// Either way: migrate, build if there is no build, then serve the build
+// (scripts/server/serve.mjs: Next.js behind a custom server).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,6 +32,8 @@ function fail(message: string): never {
 async function main() {
   if (local) {
     process.env.AUTH_CREDENTIALS ??= "1";
+    // Callbacks to a receiver on this machine (CONTRACT §19: local mode allows loopback).
+    process.env.CALLBACK_ALLOW_LOOPBACK ??= "1";
     const secrets = loadOrCreateLocalSecrets(process.env.COUNTERSIGN_DATA_DIR ?? "./data");
     for (const n of SECRET_NAMES) process.env[n] ??= secrets[n];
   }
@@ -66,7 +69,9 @@ async function main() {
     if (build.status !== 0) fail("build failed");
   }
 
-  const child = spawn(process.execPath, [nextBin, "start", "-p", String(e.PORT)], {
+  // Next's server behind a thin custom server that stamps each request with
+  // the client's address (scripts/server/serve.mjs); plain Node, as `next start` runs.
+  const child = spawn(process.execPath, [join(root, "scripts", "server", "serve.mjs"), String(e.PORT), String(e.TRUSTED_PROXY_HOPS)], {
     stdio: "inherit",
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
   });

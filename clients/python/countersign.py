@@ -3,8 +3,9 @@
 Requires Python 3.11 or later and no third-party package. It offers the same
 calls as the TypeScript client in ``lib/client``:
 
-* ``args_digest(arguments)`` / ``canonical_json(value)`` -- CONTRACT section 2
-  (RFC 8785, JSON Canonicalization Scheme);
+* ``args_digest(arguments, salt=None)`` / ``canonical_json(value)`` -- CONTRACT
+  section 2 (RFC 8785, JSON Canonicalization Scheme), salted per section 19
+  (``new_args_salt()``, ``is_args_salt()``);
 * ``sign_webhook`` / ``sign_webhook_headers`` / ``verify_webhook`` /
   ``generate_webhook_secret`` -- Standard Webhooks, strict verification;
 * ``CountersignClient`` with ``request_approval``, ``get_approval``,
@@ -36,8 +37,9 @@ Numbers in arguments
 RFC 8785 serializes numbers as ECMAScript does for IEEE-754 doubles, and the
 Countersign server (JavaScript) parses every JSON number into a double.
 
-* ``int`` is accepted when ``-(2**53) <= n <= 2**53``: these are exact doubles
-  and print the same in both languages. Larger integers are REJECTED
+* ``int`` is accepted when ``-(2**53 - 1) <= n <= 2**53 - 1`` (RFC 7493, I-JSON,
+  which the server enforces): these are exact doubles and print the same in
+  both languages. Larger integers are REJECTED
   (``CanonicalJsonError`` reason ``"integer-out-of-range"``): the server would
   round them, so reviewers would see a value other than the one executed. Send
   such values as strings.
@@ -88,6 +90,8 @@ __all__ = [
     "WEBHOOK_TOLERANCE_SECONDS",
     "args_digest",
     "canonical_json",
+    "is_args_salt",
+    "new_args_salt",
     "check_receipt_binding",
     "decode_receipt",
     "decode_webhook_secret",
@@ -171,7 +175,7 @@ class CanonicalJsonError(ValueError):
 # Argument digest: RFC 8785 (CONTRACT section 2)
 # --------------------------------------------------------------------------
 
-_MAX_EXACT_INT = 2**53
+_MAX_EXACT_INT = 2**53 - 1
 _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 
 
@@ -235,7 +239,7 @@ def _jcs(value: Any, out: list[str], active: set[int]) -> None:
         if not -_MAX_EXACT_INT <= value <= _MAX_EXACT_INT:
             raise CanonicalJsonError(
                 "integer-out-of-range",
-                "integers beyond +/-2**53 are not exact in JSON numbers as Countersign reads them; send a string",
+                "integers beyond +/-(2**53 - 1) are not I-JSON and Countersign refuses them; send a string",
             )
         out.append(str(int(value)))
     elif isinstance(value, float):
@@ -289,15 +293,42 @@ def canonical_json(value: Any) -> str:
     return "".join(out)
 
 
-def args_digest(arguments: Mapping[str, Any]) -> str:
-    """``"sha256:" + lowercase hex SHA-256 of the UTF-8 RFC 8785 form`` of a JSON object."""
+_ARGS_SALT_PATTERN = re.compile(r"[A-Za-z0-9_-]{22,86}")
+ARGS_SALT_BYTES = 32
+
+
+def is_args_salt(value: Any) -> bool:
+    """True for a well-formed ``args_salt`` (CONTRACT section 19): 16-64 bytes
+    as unpadded base64url, in its canonical spelling."""
+    if not isinstance(value, str) or not _ARGS_SALT_PATTERN.fullmatch(value):
+        return False
+    try:
+        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return 16 <= len(raw) <= 64 and base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=") == value
+
+
+def new_args_salt() -> str:
+    """A fresh random salt for one tool call: 32 bytes, unpadded base64url."""
+    return base64.urlsafe_b64encode(_secrets.token_bytes(ARGS_SALT_BYTES)).decode("ascii").rstrip("=")
+
+
+def args_digest(arguments: Mapping[str, Any], salt: str | None = None) -> str:
+    """``"sha256:" + lowercase hex SHA-256 of the UTF-8 RFC 8785 form`` of a JSON
+    object, with ``salt + "."`` in front of that form when a salt is given (section 19)."""
     if not isinstance(arguments, Mapping):
         raise CanonicalJsonError("not-an-object", "arguments must be a JSON object (a dict)")
+    if salt is not None and not is_args_salt(salt):
+        raise ValueError("args_salt must be 16-64 bytes as unpadded base64url")
     text = canonical_json(arguments)
+    if salt is not None:
+        text = f"{salt}.{text}"
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 _args_digest = args_digest  # for methods whose parameter is named args_digest
+_REMEMBERED_SALTS = 10_000
 
 
 # --------------------------------------------------------------------------
@@ -714,6 +745,14 @@ class CountersignClient:
         self._api_token = api_token
         self.timeout = timeout
         self._opener = urllib.request.build_opener(_NoRedirect)
+        # Salt per (run_id, call_id) this client sent: a retry and a consume reuse it.
+        self._salts: dict[tuple[str, str], str] = {}
+
+    def _remember_salt(self, key: tuple[str, str], salt: str) -> None:
+        self._salts.pop(key, None)
+        self._salts[key] = salt
+        if len(self._salts) > _REMEMBERED_SALTS:
+            self._salts.pop(next(iter(self._salts)))
 
     @property
     def jwks_url(self) -> str:
@@ -735,17 +774,24 @@ class CountersignClient:
         expires_in: int | None = None,
         webhook_id: str | None = None,
         timeout: float | None = None,
+        args_salt: str | None = None,
     ) -> dict[str, Any]:
-        """Sends a signed ``approval.requested`` webhook; returns the 201 (new)
-        or 200 (replayed) body. Raises CanonicalJsonError for arguments with no
-        RFC 8785 form, CountersignError "too-large" (status 0) before sending a
-        body over 256 KiB."""
+        """Sends a signed ``approval.requested`` webhook with a salted digest;
+        returns the 201 (new) or 200 (replayed) body plus the ``args_salt`` sent.
+        The salt is fresh per call and reused when this client asks again for the
+        same run and call; pass ``args_salt`` only to resend a call from another
+        process. Raises CanonicalJsonError for arguments with no RFC 8785 form,
+        CountersignError "too-large" (status 0) before sending a body over 256 KiB."""
+        if args_salt is not None and not is_args_salt(args_salt):
+            raise ValueError("args_salt must be 16-64 bytes as unpadded base64url")
+        salt = args_salt or self._salts.get((run_id, call_id)) or new_args_salt()
         data: dict[str, Any] = {
             "run_id": run_id,
             "call_id": call_id,
             "tool": tool,
             "arguments": arguments,
-            "args_digest": args_digest(arguments),
+            "args_salt": salt,
+            "args_digest": args_digest(arguments, salt),
         }
         optional = {
             "requested_by": requested_by,
@@ -764,12 +810,15 @@ class CountersignClient:
         headers = sign_webhook_headers(self._webhook_secrets, body, msg_id=webhook_id)
         headers["Content-Type"] = "application/json"
         path = f"/api/v1/webhooks/{urllib.parse.quote(self.service_slug, safe='')}"
+        # Remembered before sending: a retry after a lost answer must send the same salt.
+        self._remember_salt((run_id, call_id), salt)
         answer = self._send("POST", path, headers, body, timeout)
-        return self._accept(
+        created = self._accept(
             answer,
             (200, 201),
             {"approval_id": _is_str, "status": _is_str, "args_digest": _is_str, "expires_at": _is_str, "review_url": _is_str},
         )
+        return {**created, "args_salt": salt}
 
     # -- section 4 --------------------------------------------------------
 
@@ -844,12 +893,18 @@ class CountersignClient:
         args_digest: str | None = None,
         arguments: Mapping[str, Any] | None = None,
         timeout: float | None = None,
+        args_salt: str | None = None,
     ) -> dict[str, Any]:
         """Takes the decision once. Give ``args_digest``, or ``arguments`` to
-        bind to the arguments about to run (the digest is computed)."""
+        bind to the arguments about to run (the digest is computed, salted with
+        ``args_salt`` if given, else with the salt this client sent for the same
+        run and call, else unsalted). The salt itself is never sent."""
         if (args_digest is None) == (arguments is None):
             raise TypeError("give exactly one of args_digest and arguments")
-        digest = args_digest if args_digest is not None else _args_digest(arguments)
+        if args_digest is not None:
+            digest = args_digest
+        else:
+            digest = _args_digest(arguments, args_salt or self._salts.get((run_id, call_id)))
         binding = {"run_id": run_id, "call_id": call_id, "tool": tool, "args_digest": digest}
         body = json.dumps(binding, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         headers = {**self._auth(), "Content-Type": "application/json"}

@@ -29,7 +29,8 @@ def main() -> int:
     run_id = f"py-run-{uuid.uuid4()}"
     arguments = {"account": "AC-7", "amount": 42, "memo": "refund order 1234", "nested": {"ok": True, "n": None}}
     created = client.request_approval(run_id=run_id, call_id="c1", tool="payments.refund", arguments=arguments)
-    print(json.dumps({"approval_id": created["approval_id"], "args_digest": created["args_digest"]}), flush=True)
+    salt = created["args_salt"]  # fresh, made by the client (CONTRACT section 19)
+    print(json.dumps({"approval_id": created["approval_id"], "args_digest": created["args_digest"], "args_salt": salt}), flush=True)
 
     sys.stdin.readline()  # the test has decided the request
     state = client.wait_for_decision(created["approval_id"], timeout=20)
@@ -37,7 +38,7 @@ def main() -> int:
     _header, payload = countersign.decode_receipt(taken["receipt"])
     countersign.check_receipt_binding(
         payload, approval_id=created["approval_id"], run_id=run_id, call_id="c1", tool="payments.refund",
-        args_digest=countersign.args_digest(arguments),
+        args_digest=countersign.args_digest(arguments, salt),
     )
     try:
         client.consume(created["approval_id"], run_id=run_id, call_id="c1", tool="payments.refund", arguments=arguments)
@@ -50,7 +51,7 @@ def main() -> int:
         "decided_by": taken["decided_by"],
         "receipt": taken["receipt"],
         "second_consume": second,
-        "local_digest": countersign.args_digest(arguments),
+        "local_digest": countersign.args_digest(arguments, salt),
     }), flush=True)
     return 0
 

@@ -9,6 +9,7 @@ digests were printed by the TypeScript implementation (lib/digest/args-digest.ts
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import struct
@@ -168,8 +169,9 @@ class DigestTests(unittest.TestCase):
                 self.assertEqual(cs.canonical_json(from_bits(bits)), text)
 
     def test_number_forms(self):
-        self.assertEqual(cs.canonical_json([1e21, 1e20, -0.0, 0.1, 1e-7, 1e-6, 10.0, 2**53, -(2**53), 1.5]),
-                         "[1e+21,100000000000000000000,0,0.1,1e-7,0.000001,10,9007199254740992,-9007199254740992,1.5]")
+        # Integers up to 2**53 - 1 (I-JSON, CONTRACT section 19: the server refuses 2**53).
+        self.assertEqual(cs.canonical_json([1e21, 1e20, -0.0, 0.1, 1e-7, 1e-6, 10.0, 2**53 - 1, -(2**53 - 1), 1.5]),
+                         "[1e+21,100000000000000000000,0,0.1,1e-7,0.000001,10,9007199254740991,-9007199254740991,1.5]")
 
     def test_key_order_independent(self):
         self.assertEqual(cs.args_digest({"a": 1, "b": {"c": 2, "d": 3}}), cs.args_digest({"b": {"d": 3, "c": 2}, "a": 1}))
@@ -187,8 +189,9 @@ class DigestTests(unittest.TestCase):
             ({"\ud800": 1}, "lone-surrogate"),
             ({"n": float("nan")}, "non-finite-number"),
             ({"n": float("inf")}, "non-finite-number"),
+            ({"n": 2**53}, "integer-out-of-range"),
+            ({"n": -(2**53)}, "integer-out-of-range"),
             ({"n": 2**53 + 1}, "integer-out-of-range"),
-            ({"n": -(2**53) - 1}, "integer-out-of-range"),
             ({1: "x"}, "not-representable"),
             ({"b": b"bytes"}, "not-representable"),
             ({"s": {1, 2}}, "not-representable"),
@@ -208,6 +211,46 @@ class DigestTests(unittest.TestCase):
     def test_digest_form(self):
         digest = cs.args_digest({"a": 1})
         self.assertRegex(digest, r"\Asha256:[0-9a-f]{64}\Z")
+
+
+SALT = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"  # bytes 0..31, as in lib/digest/args-digest.test.ts
+
+
+class SaltedDigestTests(unittest.TestCase):
+    def test_shared_salted_vector(self):
+        # The same vector lib/digest/args-digest.test.ts checks.
+        self.assertEqual(cs.args_digest({"account": "AC-1", "amount": 10}, SALT),
+                         "sha256:b0b3c4ecfeab4782474fa5d87626b3f1aefce1c45c4e464c3c6982423aa49061")
+
+    def test_formula(self):
+        for name, value, text, _digest in SHARED_VECTORS:
+            with self.subTest(name):
+                expected = "sha256:" + hashlib.sha256(f"{SALT}.{text}".encode("utf-8")).hexdigest()
+                self.assertEqual(cs.args_digest(value, SALT), expected)
+                self.assertNotEqual(cs.args_digest(value, SALT), cs.args_digest(value))
+
+    def test_salt_shape(self):
+        def of(n):
+            return base64.urlsafe_b64encode(os.urandom(n)).decode().rstrip("=")
+        for n in (16, 17, 18, 32, 63, 64):
+            self.assertTrue(cs.is_args_salt(of(n)), n)
+        for n in (0, 1, 15, 65, 100):
+            self.assertFalse(cs.is_args_salt(of(n)), n)
+        self.assertFalse(cs.is_args_salt(base64.urlsafe_b64encode(os.urandom(16)).decode()))  # padded
+        self.assertFalse(cs.is_args_salt(of(32)[:-1] + "+"))
+        self.assertTrue(cs.is_args_salt("A" * 22))
+        self.assertFalse(cs.is_args_salt("A" * 21 + "B"))  # non-zero unused bits: not canonical
+        for bad in (None, 42, "", " " * 22):
+            self.assertFalse(cs.is_args_salt(bad))
+        with self.assertRaises(ValueError):
+            cs.args_digest({"a": 1}, "short")
+
+    def test_new_salts_are_fresh(self):
+        salts = {cs.new_args_salt() for _ in range(50)}
+        self.assertEqual(len(salts), 50)
+        for salt in salts:
+            self.assertTrue(cs.is_args_salt(salt))
+            self.assertEqual(len(base64.urlsafe_b64decode(salt + "=")), 32)
 
 
 # Standard Webhooks known-answer vector.
@@ -449,6 +492,7 @@ WEBHOOK_SECRET = cs.generate_webhook_secret()
 
 class StubHandler(BaseHTTPRequestHandler):
     received: list = []
+    consumed: list = []
 
     def log_message(self, *args):  # keep test output quiet
         pass
@@ -475,13 +519,14 @@ class StubHandler(BaseHTTPRequestHandler):
                 return self.reply(429, {"error": "rate-limited"}, {"Retry-After": "7"})
             if data["tool"] == "script.invalid":
                 return self.reply(422, {"error": "invalid-request", "issues": [{"path": "data.tool", "message": "Invalid"}]})
-            if data["args_digest"] != cs.args_digest(data["arguments"]):
+            if data["args_digest"] != cs.args_digest(data["arguments"], data.get("args_salt")):
                 return self.reply(422, {"error": "digest-mismatch"})
             return self.reply(201, {"approval_id": "apr_1", "status": "pending", "args_digest": data["args_digest"],
                                     "expires_at": "2026-11-29T19:00:00Z", "review_url": "http://x/approvals/apr_1"})
         if self.headers.get("Authorization") != f"Bearer {API_TOKEN}":
             return self.reply(401, {"error": "unauthorized"})
         if self.path.endswith("/consume"):
+            StubHandler.consumed.append(json.loads(raw))
             return self.reply(409, {"error": "already-consumed"})
         if self.path.endswith("/cancel"):
             return self.reply(409, {"error": "already-decided"})
@@ -536,8 +581,39 @@ class ClientPlumbingTests(unittest.TestCase):
         event = json.loads(raw)
         self.assertEqual(event["type"], "approval.requested")
         self.assertRegex(event["timestamp"], r"\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")
-        self.assertEqual(event["data"]["args_digest"], cs.args_digest(arguments))
+        # A fresh salt (CONTRACT section 19), returned to the caller, and the digest salted with it.
+        salt = event["data"]["args_salt"]
+        self.assertTrue(cs.is_args_salt(salt))
+        self.assertEqual(created["args_salt"], salt)
+        self.assertEqual(event["data"]["args_digest"], cs.args_digest(arguments, salt))
+        self.assertNotEqual(event["data"]["args_digest"], cs.args_digest(arguments))
         self.assertNotIn("requested_by", event["data"])
+
+    def test_salt_is_fresh_per_call_reused_for_the_same_call_and_used_to_consume(self):
+        client = self.client()
+        arguments = {"account": "AC-9", "amount": 1}
+        first = client.request_approval(run_id="run_s", call_id="c1", tool="payments.pay", arguments=arguments)
+        again = client.request_approval(run_id="run_s", call_id="c1", tool="payments.pay", arguments=arguments)
+        other = client.request_approval(run_id="run_s", call_id="c2", tool="payments.pay", arguments=arguments)
+        self.assertEqual(first["args_salt"], again["args_salt"])
+        self.assertNotEqual(first["args_salt"], other["args_salt"])
+        given = client.request_approval(run_id="run_t", call_id="c1", tool="t", arguments=arguments, args_salt=SALT)
+        self.assertEqual(given["args_salt"], SALT)
+        with self.assertRaises(ValueError):
+            client.request_approval(run_id="run_u", call_id="c1", tool="t", arguments=arguments, args_salt="bad")
+
+        # consume with the arguments: the remembered salt, a given one, or (another client) unsalted.
+        for consumer, salt, expected in (
+            (client, None, cs.args_digest(arguments, first["args_salt"])),
+            (self.client(), first["args_salt"], cs.args_digest(arguments, first["args_salt"])),
+            (self.client(), None, cs.args_digest(arguments)),
+        ):
+            with self.assertRaises(cs.CountersignError):
+                consumer.consume("apr_1", run_id="run_s", call_id="c1", tool="payments.pay", arguments=arguments,
+                                 args_salt=salt)
+            body = StubHandler.consumed[-1]
+            self.assertEqual(sorted(body), ["args_digest", "call_id", "run_id", "tool"])
+            self.assertEqual(body["args_digest"], expected)
 
     def test_error_codes(self):
         with self.assertRaises(cs.CountersignError) as ctx:

@@ -5,20 +5,26 @@
 //
 // "Can act on" is decided inside the query, with the rules of CONTRACT §6 that
 // a list can check: pending and not expired, one of the request's required
-// roles, not the requester (email or linked identity, case-insensitive), no
-// vote yet. recordReview stays the authority at the moment of the click;
-// every row also carries the verdict of the same eligibility() function
+// roles, not the requester (the stored requester key against the keys of the
+// viewer's email and linked identities, computed by lib/identity), no vote
+// yet. recordReview stays the authority at the moment of the click; every row
+// also carries the verdict of the same eligibility() function
 // (lib/reviews/eligibility.ts), which the page shows next to waiting rows.
 //
-// Raw SQL because two of those rules have no portable Prisma filter: the
-// required roles are a JSON array in a text column, and the requester match
-// lower-cases a column. Both dialect-specific fragments are in `dialect()`.
+// Every section shows only the requests the viewer may see (CONTRACT §19,
+// lib/reviews/visibility.ts; visibleSql() is the same rule in SQL).
+//
+// Raw SQL because the required roles are a JSON array in a text column, which
+// has no portable Prisma filter: the dialect-specific fragments are in `dialect()`.
 import "server-only";
 import { z } from "zod";
 import { db, Prisma } from "../db/client";
 import { env } from "../env";
 import { EFFECTS } from "../policies/match-policy";
+import { can } from "../auth/permissions";
+import { personKeys } from "../identity/requester-key";
 import { eligibility, requiredRolesOf } from "../reviews/eligibility";
+import { VIEWER_SELECT, visibleTo } from "../reviews/visibility";
 import { slugSchema } from "../services/schemas";
 import { effectiveStatus, parseDecidedBy } from "./present";
 import { APPROVAL_STATUSES, MAX_TTL_SECONDS, toolSchema, type ApprovalStatus } from "./schemas";
@@ -189,24 +195,41 @@ type Viewer = {
   disabledAt: Date | null;
   roles: Array<{ role: string }>;
   identities: Array<{ email: string | null; subject: string }>;
+  /** personKeys(): the requester keys this viewer is known by (never empty). */
+  keys: string[];
 };
 
-/** The strings a request's requested_by must not equal (lower-cased) for the viewer to review it. */
-function requesterNames(v: Viewer): string[] {
-  const names = [v.email, ...v.identities.flatMap((i) => [i.email, i.subject])];
-  return [...new Set(names.filter((n): n is string => Boolean(n)).map((n) => n.toLowerCase()))];
+const viewerRoles = (v: Viewer) => (v.disabledAt ? [] : [...new Set(v.roles.map((r) => r.role))]);
+const seesAll = (v: Viewer) => can({ roles: viewerRoles(v) }, "requests:view-all");
+
+/** "a.* was requested by the viewer": its requester key is one of theirs. Never SQL NULL. */
+function requestedBySql(v: Viewer): Prisma.Sql {
+  return Prisma.sql`(a.requester_key IS NOT NULL AND a.requester_key IN (${Prisma.join(v.keys)}))`;
+}
+
+/**
+ * "The viewer may see a.*" (lib/reviews/visibility.ts visibleTo(), in SQL):
+ * admin or auditor, or one of its required roles, or its requester.
+ */
+function visibleSql(v: Viewer): Prisma.Sql {
+  if (v.disabledAt) return Prisma.sql`(1 = 0)`;
+  if (seesAll(v)) return Prisma.sql`(1 = 1)`;
+  const roles = viewerRoles(v);
+  return roles.length ? Prisma.sql`(${dialect().holdsAnyRole(roles)} OR ${requestedBySql(v)})` : requestedBySql(v);
 }
 
 /**
  * "The viewer can act on a.*": holds a required role, is not the requester,
  * has not voted. Every part is a definite true/false (no SQL NULL), so NOT of
- * it is exactly "waiting on others".
+ * it is exactly "waiting on others". Requests stored before requester keys
+ * existed get theirs at start-up (lib/identity/backfill-requester-keys.ts);
+ * recordReview also recomputes the key from requested_by.
  */
 function canActSql(v: Viewer): Prisma.Sql {
-  const roles = [...new Set(v.roles.map((r) => r.role))];
-  if (v.disabledAt || roles.length === 0) return Prisma.sql`(1 = 0)`;
+  const roles = viewerRoles(v);
+  if (roles.length === 0) return Prisma.sql`(1 = 0)`;
   return Prisma.sql`(${dialect().holdsAnyRole(roles)}
-    AND NOT (a.requested_by IS NOT NULL AND LOWER(TRIM(a.requested_by)) IN (${Prisma.join(requesterNames(v))}))
+    AND NOT ${requestedBySql(v)}
     AND NOT EXISTS (SELECT 1 FROM reviews rv WHERE rv.approval_id = a.id AND rv.reviewer_id = ${v.id}))`;
 }
 
@@ -238,6 +261,7 @@ type RawRow = {
   effects: string;
   environment: string | null;
   requested_by: string | null;
+  requester_key: string | null;
   summary: string | null;
   status: string;
   required_roles: string;
@@ -249,7 +273,7 @@ type RawRow = {
   decided_by: string;
 };
 
-const ROW_COLUMNS = Prisma.sql`a.id, a.tool, a.service_id, a.effects, a.environment, a.requested_by, a.summary, a.status,
+const ROW_COLUMNS = Prisma.sql`a.id, a.tool, a.service_id, a.effects, a.environment, a.requested_by, a.requester_key, a.summary, a.status,
            a.required_roles, a.quorum, a.approve_count, a.created_at, a.expires_at, a.decided_at, a.decided_by`;
 
 async function selectRows(where: Prisma.Sql, dir: "asc" | "desc", limit: number): Promise<RawRow[]> {
@@ -273,9 +297,9 @@ const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 type Ctx = { viewer: Viewer; query: QueueQuery; serviceId: string | null; now: Date; pageSize: number; countCap: number };
 
 function pendingWhere(ctx: Ctx, section: "canAct" | "waiting"): Prisma.Sql {
-  const can = canActSql(ctx.viewer);
+  const act = canActSql(ctx.viewer);
   return Prisma.sql`${dialect().pendingAt(ctx.now)}${filtersSql(ctx.query, ctx.serviceId)} AND ${
-    section === "canAct" ? can : Prisma.sql`NOT ${can}`
+    section === "canAct" ? act : Prisma.sql`NOT ${act} AND ${visibleSql(ctx.viewer)}`
   }`;
 }
 
@@ -341,7 +365,7 @@ async function findMine(ctx: Ctx): Promise<RawRow[]> {
   const votedSince = new Date(ctx.now.getTime() - VOTE_WINDOW_MS);
   return db().$queryRaw<RawRow[]>`
     SELECT ${ROW_COLUMNS} FROM approvals a
-    WHERE ${where} AND LOWER(TRIM(a.requested_by)) IN (${Prisma.join(requesterNames(ctx.viewer))})
+    WHERE ${where} AND ${requestedBySql(ctx.viewer)}
     UNION
     SELECT ${ROW_COLUMNS} FROM reviews rv CROSS JOIN approvals a
     WHERE rv.reviewer_id = ${ctx.viewer.id} AND rv.created_at >= ${votedSince} AND a.id = rv.approval_id AND ${where}
@@ -372,9 +396,13 @@ async function pendingByRoleList(ctx: Ctx): Promise<{ canAct: Paged; waiting: Pa
   const [lists, mine] = await Promise.all([pendingRoleLists(), findMine(ctx)]);
   if (lists.length > MAX_ROLE_LISTS || mine.length > MAX_MINE) return null;
 
-  const roles = new Set(ctx.viewer.disabledAt ? [] : ctx.viewer.roles.map((r) => r.role));
+  const roles = new Set(viewerRoles(ctx.viewer));
   const held = lists.filter((l) => requiredRolesOf(l).some((r) => roles.has(r)));
+  // Lists the viewer holds no role of are visible only to admins and auditors;
+  // to anyone else only their own requests in them are (and those are "mine").
+  const all = seesAll(ctx.viewer);
   const other = new Set(lists.filter((l) => !held.includes(l)));
+  const walked = all ? [...other] : [];
   const dir = ctx.query.order === "newest" ? "desc" : "asc";
   const base = Prisma.sql`${dialect().pendingAt(ctx.now)}${filtersSql(ctx.query, ctx.serviceId)}`;
   const notMine = mine.length ? Prisma.sql` AND a.id NOT IN (${Prisma.join(mine.map((m) => m.id))})` : Prisma.empty;
@@ -382,19 +410,19 @@ async function pendingByRoleList(ctx: Ctx): Promise<{ canAct: Paged; waiting: Pa
   const walk = (list: string, cursor: Cursor | undefined, extra: Prisma.Sql) =>
     selectRows(Prisma.sql`${base} AND a.required_roles = ${list}${extra}${keysetSql(cursor, dir)}`, dir, ctx.pageSize + 1);
 
-  // "Mine" rows of other lists are walked with them; the rest join the waiting section here.
-  const mineHeld = mine.filter((m) => !other.has(m.required_roles));
+  // "Mine" rows of walked lists are walked with them; the rest, if visible, join the waiting section here.
+  const mineExtra = mine.filter((m) => !walked.includes(m.required_roles) && visibleTo(ctx.viewer, rowFacts(m)));
   const [actPages, waitPages, actCount, waitCount] = await Promise.all([
     Promise.all(held.map((l) => walk(l, ctx.query.act, notMine))),
-    Promise.all([...other].map((l) => walk(l, ctx.query.wait, Prisma.empty))),
+    Promise.all(walked.map((l) => walk(l, ctx.query.wait, Prisma.empty))),
     held.length ? countRows(Prisma.sql`${base}${inLists(held)}${notMine}`, ctx.countCap) : 0,
-    other.size ? countRows(Prisma.sql`${base}${inLists([...other])}`, ctx.countCap) : 0,
+    walked.length ? countRows(Prisma.sql`${base}${inLists(walked)}`, ctx.countCap) : 0,
   ]);
   const merge = (pages: RawRow[][]) => pages.flat().sort(byKey(dir)).slice(0, ctx.pageSize + 1);
-  const waitingExtra = mineHeld.filter((m) => afterCursor(m, ctx.query.wait, dir));
+  const waitingExtra = mineExtra.filter((m) => afterCursor(m, ctx.query.wait, dir));
   return {
     canAct: paged(merge(actPages), ctx.pageSize, actCount),
-    waiting: paged(merge([...waitPages, waitingExtra]), ctx.pageSize, waitCount + mineHeld.length),
+    waiting: paged(merge([...waitPages, waitingExtra]), ctx.pageSize, waitCount + mineExtra.length),
   };
 }
 
@@ -406,7 +434,7 @@ async function pendingByRoleList(ctx: Ctx): Promise<{ canAct: Paged; waiting: Pa
  */
 async function decidedSection(ctx: Ctx): Promise<{ raw: RawRow[]; next: string | null; count: number }> {
   const statuses = ctx.query.status && ctx.query.status !== "pending" ? [ctx.query.status] : [...DECIDED_STATUSES];
-  const filters = filtersSql(ctx.query, ctx.serviceId);
+  const filters = Prisma.sql`${filtersSql(ctx.query, ctx.serviceId)} AND ${visibleSql(ctx.viewer)}`;
   const wheres = statuses.map((s) => Prisma.sql`a.status = ${s}${filters}`);
   if (statuses.includes("expired")) wheres.push(Prisma.sql`a.status = 'pending' AND a.expires_at <= ${ctx.now}${filters}`);
   const keyset = keysetSql(ctx.query.done, "desc");
@@ -437,11 +465,9 @@ export async function findQueue(viewerId: string, query: QueueQuery = {}, option
   const pageSize = Math.min(Math.max(options.pageSize ?? DEFAULT_PAGE_SIZE, 1), 100);
   const countCap = Math.max(options.countCap ?? DEFAULT_COUNT_CAP, 1);
   const now = options.now ?? new Date();
-  const viewer = await db().user.findUnique({
-    where: { id: viewerId },
-    select: { id: true, email: true, disabledAt: true, roles: { select: { role: true } }, identities: { select: { email: true, subject: true } } },
-  });
-  if (!viewer) throw new Error("findQueue: no such viewer");
+  const user = await db().user.findUnique({ where: { id: viewerId }, select: VIEWER_SELECT });
+  if (!user) throw new Error("findQueue: no such viewer");
+  const viewer: Viewer = { ...user, keys: personKeys(user) };
 
   const empty = (): QueueSection => ({ rows: [], next: null, count: 0, countCapped: false });
   let serviceId: string | null = null;
@@ -491,6 +517,8 @@ export async function findQueue(viewerId: string, query: QueueQuery = {}, option
   return { canAct: present(canAct), waiting: present(waiting), decided: present(decided) };
 }
 
+const rowFacts = (r: RawRow) => ({ requestedBy: r.requested_by, requesterKey: r.requester_key, requiredRoles: r.required_roles });
+
 function toRow(r: RawRow, service: string, viewer: Viewer, vote: { reviewerId: string; decision: string } | undefined, now: Date): QueueRow {
   const createdAt = toDate(r.created_at);
   const expiresAt = toDate(r.expires_at);
@@ -498,7 +526,7 @@ function toRow(r: RawRow, service: string, viewer: Viewer, vote: { reviewerId: s
   let whyNot: string | null = null;
   if (status === "pending") {
     const verdict = eligibility(
-      { status: r.status, expiresAt, requestedBy: r.requested_by, requiredRoles: r.required_roles },
+      { status: r.status, expiresAt, ...rowFacts(r) },
       viewer,
       vote ? [vote] : [],
       now,
@@ -558,16 +586,23 @@ const QUEUE_EVENT_TYPES = [
 
 /**
  * What changed for queues between two versions: the request ids (at most
- * `limit`; `more` when there were others), or null if nothing a queue shows.
+ * `limit`; `more` when there were others) and whether someone's roles changed
+ * (which can change what they may see), or null if nothing a queue shows.
+ * Ids are not filtered here: each viewer's stream keeps only those it may see.
  */
-export async function findQueueChanges(since: number, until: number, limit = 50): Promise<{ ids: string[]; more: boolean } | null> {
+export async function findQueueChanges(
+  since: number,
+  until: number,
+  limit = 50,
+): Promise<{ ids: string[]; more: boolean; rolesChanged: boolean } | null> {
   const events = await db().auditEvent.findMany({
     where: { seq: { gt: since, lte: until }, type: { in: [...QUEUE_EVENT_TYPES] } },
     orderBy: { seq: "asc" },
-    select: { approvalId: true },
+    select: { approvalId: true, type: true },
     take: 500,
   });
   if (events.length === 0) return null;
   const ids = [...new Set(events.flatMap((e) => (e.approvalId ? [e.approvalId] : [])))];
-  return { ids: ids.slice(0, limit), more: ids.length > limit || events.length === 500 };
+  const rolesChanged = events.some((e) => e.type === "role.granted" || e.type === "role.revoked");
+  return { ids: ids.slice(0, limit), more: ids.length > limit || events.length === 500, rolesChanged };
 }

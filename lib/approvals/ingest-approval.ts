@@ -10,6 +10,7 @@ import { appendAuditEvent } from "../audit/append-event";
 import { argsDigest } from "../digest/args-digest";
 import { AppError } from "../errors";
 import { newId } from "../ids";
+import { requesterKey } from "../identity/requester-key";
 import { loadPolicies } from "../policies/load-policies";
 import { matchPolicy } from "../policies/match-policy";
 import { loadRedactor } from "../redaction-rules/manage-rules";
@@ -55,7 +56,9 @@ export async function ingestApproval(
   event: ApprovalRequested,
 ): Promise<IngestResult> {
   const { data } = event;
-  const digest = argsDigest(data.arguments);
+  // Salted when the sender salted (§19); the salt is kept for binding only and
+  // goes into no answer, audit event, page or log.
+  const digest = argsDigest(data.arguments, data.args_salt);
   if (data.args_digest !== undefined && data.args_digest !== digest) throw new AppError("digest-mismatch");
 
   // A repeat (same webhook-id, or same call) is rare: rather than two lookups
@@ -63,6 +66,15 @@ export async function ingestApproval(
   // constraints catch a repeat, which then answers like the first delivery.
   const policy = matchPolicy(await loadPolicies(db()), { service: service.slug, tool: data.tool, effects: data.effects });
   const redactor = await loadRedactor(db());
+  // §19: ids go into the audit chain as they are. The schema refused what the
+  // built-in rules would hide; this refuses what the admin's rules would.
+  for (const field of ["run_id", "call_id", "environment"] as const) {
+    const rule = data[field] === undefined ? null : redactor.findSecret(data[field]);
+    if (rule !== null) {
+      const message = `must not contain a secret (it matches the ${rule} redaction rule)`;
+      throw new AppError("invalid-request", `${field} ${message}`, { issues: [{ path: `data.${field}`, message }] });
+    }
+  }
   const redactedArgs = JSON.stringify(redactor.redactValue(data.arguments).value);
   const summary = data.summary === undefined ? null : redactor.redactText(data.summary);
   const ttl = Math.min(data.expires_in ?? policy.ttlSeconds, policy.ttlSeconds);
@@ -80,8 +92,10 @@ export async function ingestApproval(
           effects: data.effects,
           environment: data.environment ?? null,
           requestedBy: data.requested_by ?? null,
+          requesterKey: data.requested_by === undefined ? null : requesterKey(data.requested_by),
           summary,
           argsDigest: digest,
+          argsSalt: data.args_salt ?? null,
           redactedArgs,
           policyName: policy.name,
           requiredRoles: JSON.stringify(policy.roles),

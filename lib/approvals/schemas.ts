@@ -3,6 +3,9 @@
 // Messages name what is expected, never the submitted value.
 import { z } from "zod";
 import { EFFECTS } from "../policies/match-policy";
+import { ARGS_SALT_PATTERN, isArgsSalt } from "../digest/args-digest";
+import { normalizeEmailAddress } from "../identity/requester-key";
+import { findSecret } from "../redaction";
 
 /** 1–200 printable characters: no control, format or unpaired surrogate code points. */
 export const idSchema = z
@@ -17,20 +20,53 @@ export const argsDigestSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, "must 
 
 export const MAX_TTL_SECONDS = 30 * 24 * 3600;
 
+/**
+ * A JSON object, passed through as parsed. Not z.record: it rebuilds the
+ * object and drops an own `__proto__` key, which §19 says is an ordinary key
+ * that is shown and digested like any other.
+ */
+const argumentsSchema = z
+  .custom<Record<string, unknown>>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "must be a JSON object")
+  .meta({ type: "object", additionalProperties: {} });
+
+/** §19: 16–64 bytes as unpadded base64url (its canonical spelling). */
+export const argsSaltSchema = z
+  .string()
+  .regex(ARGS_SALT_PATTERN, { message: "must be 16-64 bytes as unpadded base64url", abort: true })
+  .refine(isArgsSalt, "must be 16-64 bytes as unpadded base64url");
+
+/**
+ * §19: ids and the environment go into the audit chain as they are, so a
+ * value that any built-in redaction rule would hide is refused (the message
+ * names the rule, never the value).
+ */
+const noSecret = (value: string, ctx: z.RefinementCtx) => {
+  const rule = findSecret(value);
+  if (rule !== null) ctx.addIssue({ code: "custom", message: `must not contain a secret (it matches the ${rule} redaction rule)` });
+};
+
 export const approvalRequestedSchema = z.object({
   type: z.literal("approval.requested"),
   timestamp: z.iso.datetime({ offset: true }).optional(),
   data: z.object({
-    run_id: idSchema,
-    call_id: idSchema,
+    run_id: idSchema.superRefine(noSecret),
+    call_id: idSchema.superRefine(noSecret),
     tool: toolSchema,
-    arguments: z.record(z.string(), z.unknown()),
+    arguments: argumentsSchema,
     args_digest: argsDigestSchema.optional(),
-    requested_by: z.string().min(1).max(320).regex(/^[^\p{C}]+$/u, "must contain only printable characters").optional(),
+    args_salt: argsSaltSchema.optional(),
+    // An email address after §19's normalization (lib/identity), so self-review can be matched.
+    requested_by: z
+      .string()
+      .min(1)
+      .max(320)
+      .regex(/^[^\p{C}]+$/u, "must contain only printable characters")
+      .refine((v) => normalizeEmailAddress(v) !== null, "must be an email address")
+      .optional(),
     effects: z.enum(EFFECTS).default("write"),
     // Free text (newlines allowed), but no NUL: PostgreSQL text cannot hold it.
     summary: z.string().max(2000).regex(/^[^\u0000]*$/, "must not contain NUL characters").optional(),
-    environment: z.string().min(1).max(100).regex(/^[^\p{C}]+$/u, "must contain only printable characters").optional(),
+    environment: z.string().min(1).max(100).regex(/^[^\p{C}]+$/u, "must contain only printable characters").superRefine(noSecret).optional(),
     expires_in: z.number().int().min(1).max(MAX_TTL_SECONDS).optional(),
   }),
 });

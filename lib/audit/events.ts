@@ -24,6 +24,8 @@ export const AUDIT_EVENT_TYPES = [
   "user.enabled",
   "user.signed_in",
   "user.sign_in_failed",
+  // Rate-limited sign-ins, counted per minute (lib/audit/refusal-tallies.ts).
+  "user.sign_in_refused",
   "user.signed_out",
   "redaction.changed",
   "receipt_key.rotated",

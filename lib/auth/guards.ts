@@ -7,6 +7,8 @@ import { headers } from "next/headers";
 import { AppError } from "../errors";
 import { getCurrentUser, type CurrentUser } from "./current-user";
 import { can, type Permission } from "./permissions";
+import { isSameOrigin } from "./same-origin";
+import { env } from "../env";
 
 export async function requireUserPage(): Promise<CurrentUser> {
   const user = await getCurrentUser();
@@ -21,9 +23,10 @@ export async function requirePermissionPage(permission: Permission): Promise<Cur
 }
 
 /**
- * For server actions: the request must come from our own origin (Next checks
- * Origin against Host but lets a request without Origin through), and from a
- * live session holding the permission.
+ * For server actions: the request must come from our own origin, APP_URL's
+ * (Next checks Origin only against Host or X-Forwarded-Host, which a client
+ * can choose, and lets a request without Origin through), and from a live
+ * session holding the permission.
  */
 export async function requireUserAction(permission?: Permission): Promise<CurrentUser> {
   await assertSameOrigin();
@@ -33,16 +36,8 @@ export async function requireUserAction(permission?: Permission): Promise<Curren
   return user;
 }
 
+/** The Origin header must be exactly APP_URL's origin (lib/auth/same-origin.ts). */
 export async function assertSameOrigin(): Promise<void> {
   const h = await headers();
-  const origin = h.get("origin");
-  const host = h.get("x-forwarded-host") ?? h.get("host");
-  if (!origin || !host) throw new AppError("forbidden", "cross-site request refused");
-  let originHost: string;
-  try {
-    originHost = new URL(origin).host;
-  } catch {
-    throw new AppError("forbidden", "cross-site request refused");
-  }
-  if (originHost !== host) throw new AppError("forbidden", "cross-site request refused");
+  if (!isSameOrigin(h.get("origin"), env().appUrl)) throw new AppError("forbidden", "cross-site request refused");
 }

@@ -11,7 +11,8 @@ import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
 import { emailSchema } from "../users/schemas";
-import { hitRateLimit } from "../rate-limit";
+import { clientAddress } from "../http/client-address";
+import { countRefusedSignIn, gateSignIn, noteSignInFailure } from "./sign-in-limits";
 import { verifyPassword } from "./password";
 import { createSession, revokeSession, SESSION_TTL_SECONDS } from "./sessions";
 import { linkOidcIdentity } from "./oidc-users";
@@ -39,15 +40,6 @@ class SignInRateLimited extends CredentialsSignin {
   override code = "rate-limited";
 }
 
-const SIGNIN_PER_IP_PER_MINUTE = 30;
-const SIGNIN_PER_EMAIL_PER_MINUTE = 10;
-
-/** The client's address as the nearest proxy reports it (set TLS proxies to overwrite X-Forwarded-For). */
-function clientAddress(request: Request): string {
-  const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
-  return forwarded && /^[0-9a-fA-F:.]{2,45}$/.test(forwarded) ? forwarded : "unknown";
-}
-
 function config(): NextAuthConfig {
   const e = env();
   const providers: NextAuthConfig["providers"] = [];
@@ -60,19 +52,24 @@ function config(): NextAuthConfig {
           const parsed = credentialsSchema.safeParse(raw);
           if (!parsed.success) throw new SignInRefused();
           const { email, password } = parsed.data;
-          // Limits per client address and per account, counted in the database
-          // so they hold across instances; the answer is the same either way.
-          const ip = clientAddress(request);
-          const byIp = await hitRateLimit(db(), `signin:ip:${ip}`, SIGNIN_PER_IP_PER_MINUTE);
-          const byEmail = await hitRateLimit(db(), `signin:email:${email}`, SIGNIN_PER_EMAIL_PER_MINUTE);
-          if (!byIp.allowed || !byEmail.allowed) {
-            await audit("user.sign_in_failed", { user: email, method: "credentials", reason: "rate-limited" });
+          // Limits per client address and per (account, address); a flooded
+          // account slows down rather than locking (lib/auth/sign-in-limits).
+          // The answer is the same whether or not the email exists.
+          const gate = await gateSignIn(email, clientAddress(request.headers));
+          if (gate.limited) {
+            await countRefusedSignIn("rate-limited");
             throw new SignInRateLimited();
           }
+          if (gate.delayMs > 0) await new Promise((r) => setTimeout(r, gate.delayMs));
           const user = await db().user.findUnique({ where: { email }, omit: { passwordHash: false } });
           // Same work and the same answer whether the email exists or not.
           const ok = await verifyPassword(password, user?.passwordHash);
+          if (ok === "busy") {
+            await countRefusedSignIn("busy");
+            throw new SignInRateLimited();
+          }
           if (!ok || !user || user.disabledAt) {
+            await noteSignInFailure(email);
             await audit("user.sign_in_failed", { user: email, method: "credentials" });
             throw new SignInRefused();
           }

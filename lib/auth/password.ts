@@ -1,16 +1,27 @@
 import "server-only";
 import bcrypt from "bcryptjs";
+import pLimit from "p-limit";
 
 const COST = 11;
 // Compared against when the email is unknown, so a wrong email costs the same
 // time as a wrong password and the answer reveals nothing.
 const DUMMY_HASH = bcrypt.hashSync("countersign-timing-equaliser", COST);
 
+// bcryptjs runs on the event loop in ~100 ms slices: more checks at once add
+// no throughput, and every other request waits for a slice of each. One runs
+// at a time, a bounded number wait, and the rest are turned away (the caller
+// answers rate-limited) instead of queueing without end.
+export const PASSWORD_CHECKS_AT_ONCE = 1;
+export const PASSWORD_CHECKS_WAITING = 16;
+const checks = pLimit(PASSWORD_CHECKS_AT_ONCE);
+
 export function hashPassword(password: string): Promise<string> {
   return bcrypt.hash(password, COST);
 }
 
-export async function verifyPassword(password: string, hash: string | null | undefined): Promise<boolean> {
-  const ok = await bcrypt.compare(password, hash ?? DUMMY_HASH);
+/** true/false, or "busy" when too many checks are already waiting (nothing was compared). */
+export async function verifyPassword(password: string, hash: string | null | undefined): Promise<boolean | "busy"> {
+  if (checks.pendingCount >= PASSWORD_CHECKS_WAITING) return "busy";
+  const ok = await checks(() => bcrypt.compare(password, hash ?? DUMMY_HASH));
   return ok && hash != null;
 }

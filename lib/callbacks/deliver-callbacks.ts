@@ -11,6 +11,8 @@ import { errorFields, log } from "../log";
 import { signWebhook, unixNow } from "../webhooks/standard-webhooks";
 import { callbackSecretOf } from "../services/service-secrets";
 import { isShuttingDown, shutdownSignal } from "../shutdown";
+import { callbackTargetPolicy, resolveCallbackTarget, type TargetCheck } from "./callback-target";
+import { pinnedPost } from "./pinned-post";
 
 export const WORKER_ID = `${process.pid}-${randomUUID().slice(0, 8)}`;
 const LEASE_MS = 60_000; // longer than one attempt can take
@@ -26,38 +28,58 @@ export function backoffMs(attempts: number, baseMs = env().CALLBACK_RETRY_BASE_M
 
 type AttemptResult = { ok: boolean; statusCode: number | null; errorClass: string | null };
 
+/**
+ * One attempt. The target is resolved once and every address checked
+ * (callback-target.ts) before anything is sent; a refused target is recorded
+ * as `blocked-target` without a connection, so the attempts list tells an
+ * admin nothing about the ports of a host callbacks may not reach.
+ */
 async function send(url: string, payload: string, messageId: string, secret: string): Promise<AttemptResult> {
-  let target: URL;
+  const signal = AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), shutdownSignal()]);
+  const failed = (): AttemptResult => ({
+    ok: false,
+    statusCode: null,
+    errorClass: isShuttingDown() ? "shutdown" : signal.aborted ? "timeout" : "network",
+  });
+  let target: TargetCheck;
   try {
-    target = new URL(url);
-    if (target.protocol !== "https:" && target.protocol !== "http:") throw new Error("protocol");
+    target = await abortable(resolveCallbackTarget(url, callbackTargetPolicy()), signal);
   } catch {
-    return { ok: false, statusCode: null, errorClass: "invalid-url" };
+    return failed();
   }
+  if (!target.ok) return { ok: false, statusCode: null, errorClass: target.reason === "blocked" ? "blocked-target" : "invalid-url" };
   const timestamp = unixNow();
   try {
-    const r = await fetch(target, {
-      method: "POST",
-      redirect: "manual", // a redirect is an answer, never followed
-      // Stopping the instance cuts an attempt short; it is recorded and retried.
-      signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), shutdownSignal()]),
-      headers: {
+    const status = await pinnedPost(
+      target.url,
+      target.hostname,
+      target.addresses,
+      {
         "content-type": "application/json",
         "user-agent": "Countersign-Callback/1",
         "webhook-id": messageId,
         "webhook-timestamp": String(timestamp),
         "webhook-signature": signWebhook({ secret, id: messageId, timestamp, body: payload }),
       },
-      body: payload,
-    });
-    await r.body?.cancel().catch(() => undefined);
-    if (r.status >= 200 && r.status < 300) return { ok: true, statusCode: r.status, errorClass: null };
-    return { ok: false, statusCode: r.status, errorClass: r.status >= 300 && r.status < 400 ? "redirect" : "http-status" };
-  } catch (e) {
-    if (isShuttingDown()) return { ok: false, statusCode: null, errorClass: "shutdown" };
-    const timeout = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
-    return { ok: false, statusCode: null, errorClass: timeout ? "timeout" : "network" };
+      payload,
+      signal, // stopping the instance cuts an attempt short; it is recorded and retried
+    );
+    if (status >= 200 && status < 300) return { ok: true, statusCode: status, errorClass: null };
+    // A redirect is an answer, never followed.
+    return { ok: false, statusCode: status, errorClass: status >= 300 && status < 400 ? "redirect" : "http-status" };
+  } catch {
+    return failed();
   }
+}
+
+/** A DNS lookup cannot be cancelled; stop waiting for it when the attempt is aborted. */
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /** Claims and attempts due deliveries; returns how many attempts were made. */

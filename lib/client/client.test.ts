@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { CompactSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { argsDigest } from "../digest/args-digest";
+import { argsDigest, isArgsSalt, newArgsSalt } from "../digest/args-digest";
 import { generateWebhookSecret, signWebhookHeaders, verifyWebhook, webhookHeadersFrom } from "../webhooks/standard-webhooks";
 import {
   CountersignClient,
@@ -45,6 +45,7 @@ let baseUrl: string;
 let signingKey: CryptoKey;
 let publicJwk: JWK;
 let sequence = 0;
+let lastConsumeBody: string | undefined;
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -97,7 +98,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     const data = event.data;
     const scripted = SCRIPTED[data.tool];
     if (scripted) return send(res, scripted[0], scripted[1], scripted[2]);
-    const digest = argsDigest(data.arguments);
+    // Salted as Countersign does it (§19) when the request carries a salt.
+    const digest = argsDigest(data.arguments, data.args_salt);
     if (data.args_digest !== undefined && data.args_digest !== digest) {
       return send(res, 422, { error: "digest-mismatch" });
     }
@@ -175,7 +177,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
       return send(res, 200, stored.state);
     }
     if (req.method === "POST" && api[2] === "consume") {
-      const binding = JSON.parse(rawBody.toString("utf8"));
+      lastConsumeBody = rawBody.toString("utf8");
+      const binding = JSON.parse(lastConsumeBody);
       const s = stored.state;
       if (s.consumed) return send(res, 409, { error: "already-consumed" });
       if (
@@ -273,7 +276,10 @@ describe("requestApproval", () => {
     });
     expect(created.status).toBe("pending");
     expect(created.approval_id).toMatch(/^apr_/);
-    expect(created.args_digest).toBe(argsDigest(call.arguments));
+    // A fresh salt (§19) was sent, and the digest is salted with it.
+    expect(isArgsSalt(created.args_salt)).toBe(true);
+    expect(created.args_digest).toBe(argsDigest(call.arguments, created.args_salt));
+    expect(created.args_digest).not.toBe(argsDigest(call.arguments));
     expect(created.review_url).toBe(`${baseUrl}/approvals/${created.approval_id}`);
 
     const last = received.at(-1) as Received;
@@ -287,7 +293,8 @@ describe("requestApproval", () => {
     expect(event.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     expect(event.data).toEqual({
       ...call,
-      args_digest: argsDigest(call.arguments),
+      args_salt: created.args_salt,
+      args_digest: argsDigest(call.arguments, created.args_salt),
       requested_by: "ana@example.com",
       effects: "destructive",
       summary: "Refund order 1234 — café",
@@ -316,12 +323,29 @@ describe("requestApproval", () => {
 
   it("returns the first answer again (200) for the same call, and call-reused for another digest", async () => {
     const call = newCall();
-    const first = await client().requestApproval(call);
-    const again = await client().requestApproval(call);
+    const c = client();
+    const first = await c.requestApproval(call);
+    // The same client resends the same salt, so the retry is a replay.
+    const again = await c.requestApproval(call);
     expect(again).toEqual(first);
-    const error = await caught(client().requestApproval({ ...call, arguments: { account: "AC-2", amount: 10 } }));
+    // Another client (another process) makes its own salt: another digest.
+    let error = await caught(client().requestApproval(call));
+    expect([error.code, error.status]).toEqual(["call-reused", 409]);
+    // ...unless it is handed the salt the call was first sent with.
+    expect(await client().requestApproval({ ...call, args_salt: first.args_salt })).toEqual(first);
+    error = await caught(c.requestApproval({ ...call, arguments: { account: "AC-2", amount: 10 } }));
     expect(error.code).toBe("call-reused");
     expect(error.status).toBe(409);
+  });
+
+  it("makes a fresh salt for every call and refuses a malformed one before sending", async () => {
+    const c = client();
+    const salts = new Set<string>();
+    for (let i = 0; i < 5; i++) salts.add((await c.requestApproval(newCall())).args_salt);
+    expect(salts.size).toBe(5);
+    const before = received.length;
+    await expect(c.requestApproval({ ...newCall(), args_salt: "too-short" })).rejects.toThrow(RangeError);
+    expect(received.length).toBe(before);
   });
 
   it("maps a wrong secret or unknown slug to invalid-signature", async () => {
@@ -368,7 +392,8 @@ describe("executor API", () => {
   it("gets state, long-polls until decided, consumes once with a verifiable receipt", async () => {
     const call = newCall();
     const c = client();
-    const { approval_id } = await c.requestApproval(call);
+    const created = await c.requestApproval(call);
+    const { approval_id } = created;
 
     const pending = await c.getApproval(approval_id);
     expect(pending).toMatchObject({ approval_id, status: "pending", decided_at: null, consumed: false });
@@ -383,18 +408,41 @@ describe("executor API", () => {
     let error = await caught(c.consume(approval_id, { ...call, arguments: { account: "AC-1", amount: 11 } }));
     expect([error.code, error.status]).toEqual(["binding-mismatch", 409]);
 
-    const consumed = await c.consume(approval_id, call); // digest computed from the arguments
+    const consumed = await c.consume(approval_id, call); // digest computed from the arguments and the remembered salt
     expect(consumed).toMatchObject({ approval_id, decision: "approved", decided_by: ["bo@example.com", "cy@example.com"] });
+    const consumeBody = JSON.parse(String(lastConsumeBody));
+    expect(Object.keys(consumeBody).sort()).toEqual(["args_digest", "call_id", "run_id", "tool"]);
 
     const payload = await c.verifyReceipt(consumed.receipt, undefined, {
-      expected: { approval_id, run_id: call.run_id, call_id: call.call_id, tool: call.tool, args_digest: argsDigest(call.arguments) },
+      expected: { approval_id, run_id: call.run_id, call_id: call.call_id, tool: call.tool, args_digest: created.args_digest },
     });
     expect(payload).toMatchObject({ approval_id, service: SLUG, decision: "approved", consumed_at: consumed.consumed_at });
 
     error = await caught(
-      c.consume(approval_id, { run_id: call.run_id, call_id: call.call_id, tool: call.tool, args_digest: argsDigest(call.arguments) }),
+      c.consume(approval_id, { run_id: call.run_id, call_id: call.call_id, tool: call.tool, args_digest: created.args_digest }),
     );
     expect([error.code, error.status]).toEqual(["already-consumed", 409]);
+  });
+
+  it("consumes from another client with the salt or the digest handed over, and not without", async () => {
+    const call = newCall();
+    const created = await client().requestApproval(call);
+    decide(created.approval_id, "approved");
+    const other = client();
+    // Unsalted (this client never saw the salt) or another salt: a different digest.
+    let error = await caught(other.consume(created.approval_id, call));
+    expect([error.code, error.status]).toEqual(["binding-mismatch", 409]);
+    error = await caught(other.consume(created.approval_id, { ...call, args_salt: newArgsSalt() }));
+    expect([error.code, error.status]).toEqual(["binding-mismatch", 409]);
+    const taken = await other.consume(created.approval_id, { ...call, args_salt: created.args_salt });
+    expect(taken.decision).toBe("approved");
+    expect(String(lastConsumeBody)).not.toContain(created.args_salt);
+
+    const second = newCall();
+    const again = await client().requestApproval(second);
+    decide(again.approval_id, "denied");
+    const { arguments: _ignored, ...binding } = second;
+    expect((await other.consume(again.approval_id, { ...binding, args_digest: again.args_digest })).decision).toBe("denied");
   });
 
   it("answers not-decided for a pending consume, and cancels once", async () => {

@@ -2,7 +2,7 @@
  * The executor-side Countersign client (CONTRACT §3–§5): node built-ins, global
  * fetch, jose, and the digest / webhook modules only — no server code.
  */
-import { argsDigest } from "../digest/args-digest";
+import { argsDigest, isArgsSalt, newArgsSalt } from "../digest/args-digest";
 import { generateWebhookId, signWebhookHeaders } from "../webhooks/standard-webhooks";
 import { CountersignError, isContractErrorCode, type CountersignErrorCode } from "./errors";
 import { verifyReceipt, type JwksSource, type VerifyReceiptOptions } from "./receipt";
@@ -53,8 +53,16 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** What an executor supplies to ask for approval; `args_digest` is computed. */
+/**
+ * What an executor supplies to ask for approval; `args_digest` is computed.
+ * `args_salt` is normally left out: the client makes a fresh one per call (and
+ * reuses it when the same client asks again for the same run and call). Give
+ * it only to resend a call from another process with the salt it was sent with.
+ */
 export type ApprovalRequestInput = Omit<ApprovalRequestData, "args_digest">;
+
+/** The answer to requestApproval, with the salt the digest was made with (keep it to consume elsewhere). */
+export type RequestedApproval = ApprovalCreated & { args_salt: string };
 
 export interface RequestApprovalOptions extends CallOptions {
   /** webhook-id; reuse it when retrying the same request. Defaults to a random id. */
@@ -74,10 +82,17 @@ export interface WaitForDecisionOptions {
   signal?: AbortSignal;
 }
 
-/** The consume binding, or the same with the arguments from which args_digest is computed. */
+/**
+ * The consume binding, or the same with the arguments from which args_digest
+ * is computed: salted with `args_salt` when given, else with the salt this
+ * client sent for the same run and call, else unsalted (§2).
+ */
 export type ConsumeBindingInput =
   | ConsumeBinding
-  | (Omit<ConsumeBinding, "args_digest"> & { arguments: Record<string, unknown> });
+  | (Omit<ConsumeBinding, "args_digest"> & { arguments: Record<string, unknown>; args_salt?: string });
+
+/** Calls whose salt a client remembers; the oldest is forgotten past this. */
+const REMEMBERED_SALTS = 10_000;
 
 interface HttpAnswer {
   status: number;
@@ -154,6 +169,10 @@ function isoSeconds(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
+function callKey(call: { run_id: string; call_id: string }): string {
+  return JSON.stringify([call.run_id, call.call_id]);
+}
+
 export class CountersignClient {
   readonly baseUrl: string;
   readonly serviceSlug: string;
@@ -161,6 +180,8 @@ export class CountersignClient {
   private readonly apiToken: string;
   private readonly timeoutMs: number;
   private readonly fetchImpl: typeof fetch;
+  /** Salt per (run_id, call_id) this client has sent: a retry and a consume reuse it. */
+  private readonly salts = new Map<string, string>();
 
   constructor(options: CountersignClientOptions) {
     const base = new URL(options.baseUrl); // throws on a malformed URL
@@ -179,18 +200,23 @@ export class CountersignClient {
   }
 
   /**
-   * Sends an `approval.requested` webhook (§3), signed with the webhook secret.
-   * Returns the 201 body of a new request, or the 200 body of a replay.
+   * Sends an `approval.requested` webhook (§3), signed with the webhook secret,
+   * with a salted args_digest (§19). Returns the 201 body of a new request, or
+   * the 200 body of a replay, plus the `args_salt` that was sent.
    *
    * @throws CanonicalJsonError when the arguments have no RFC 8785 form.
    * @throws CountersignError "too-large" (status 0, before sending) when the body
    *   exceeds 256 KiB; otherwise the contract's code of the answer.
    */
-  async requestApproval(input: ApprovalRequestInput, options: RequestApprovalOptions = {}): Promise<ApprovalCreated> {
+  async requestApproval(input: ApprovalRequestInput, options: RequestApprovalOptions = {}): Promise<RequestedApproval> {
+    if (input.args_salt !== undefined && !isArgsSalt(input.args_salt)) {
+      throw new RangeError("args_salt must be 16-64 bytes as unpadded base64url");
+    }
+    const salt = input.args_salt ?? this.salts.get(callKey(input)) ?? newArgsSalt();
     const event: ApprovalRequestedEvent = {
       type: "approval.requested",
       timestamp: isoSeconds(new Date()),
-      data: { ...input, args_digest: argsDigest(input.arguments) },
+      data: { ...input, args_salt: salt, args_digest: argsDigest(input.arguments, salt) },
     };
     const body = Buffer.from(JSON.stringify(event), "utf8");
     if (body.length > MAX_WEBHOOK_BODY_BYTES) {
@@ -205,6 +231,8 @@ export class CountersignClient {
       id: options.webhookId ?? generateWebhookId(),
       body,
     });
+    // Remembered before sending: a retry after a lost answer must send the same salt.
+    this.rememberSalt(callKey(input), salt);
     const answer = await this.send(
       "POST",
       `/api/v1/webhooks/${encodeURIComponent(this.serviceSlug)}`,
@@ -212,7 +240,7 @@ export class CountersignClient {
       body,
       options,
     );
-    return accept(answer, [200, 201], checkApprovalCreated);
+    return { ...accept(answer, [200, 201], checkApprovalCreated), args_salt: salt };
   }
 
   /** `GET /api/v1/approvals/{id}[?wait=N]` (§4). */
@@ -283,7 +311,10 @@ export class CountersignClient {
       run_id: binding.run_id,
       call_id: binding.call_id,
       tool: binding.tool,
-      args_digest: "args_digest" in binding ? binding.args_digest : argsDigest(binding.arguments),
+      args_digest:
+        "args_digest" in binding
+          ? binding.args_digest
+          : argsDigest(binding.arguments, binding.args_salt ?? this.salts.get(callKey(binding))),
     };
     const answer = await this.send(
       "POST",
@@ -315,6 +346,12 @@ export class CountersignClient {
     options?: VerifyReceiptOptions,
   ): Promise<ReceiptPayload> {
     return verifyReceipt(jws, jwksUrlOrJwks, options);
+  }
+
+  private rememberSalt(key: string, salt: string): void {
+    this.salts.delete(key);
+    this.salts.set(key, salt);
+    if (this.salts.size > REMEMBERED_SALTS) this.salts.delete(this.salts.keys().next().value as string);
   }
 
   private authHeaders(): Record<string, string> {

@@ -13,6 +13,7 @@ export {
   type CountersignClientOptions,
   type GetApprovalOptions,
   type RequestApprovalOptions,
+  type RequestedApproval,
   type WaitForDecisionOptions,
 } from "./client";
 export {
@@ -34,7 +35,7 @@ export {
 } from "./receipt";
 export { verifyCallback, type CallbackHeaders, type VerifyCallbackInput } from "./callback";
 export type * from "./types";
-export { argsDigest, canonicalJson, CanonicalJsonError, type ArgsDigest } from "../digest/args-digest";
+export { argsDigest, canonicalJson, CanonicalJsonError, isArgsSalt, newArgsSalt, type ArgsDigest } from "../digest/args-digest";
 export {
   generateWebhookSecret,
   signWebhook,

@@ -22,6 +22,8 @@ export interface ApprovalRequestData {
   tool: string;
   arguments: Record<string, unknown>;
   args_digest?: string;
+  /** 16–64 random bytes as unpadded base64url; salts args_digest (§19). */
+  args_salt?: string;
   requested_by?: string;
   effects?: Effects;
   summary?: string;

@@ -9,6 +9,7 @@ import { db } from "./client";
 import { ensureBaseline } from "./baseline";
 import { migrate, sqlitePath, type MigrateResult } from "./migrate";
 import { ensureSigningKey } from "../receipts/signing-keys";
+import { backfillRequesterKeys } from "../identity/backfill-requester-keys";
 
 export async function prepareDatabase(): Promise<MigrateResult> {
   const { DATABASE_URL, databaseProvider } = env();
@@ -16,5 +17,6 @@ export async function prepareDatabase(): Promise<MigrateResult> {
   const result = await migrate(DATABASE_URL);
   await ensureBaseline(db());
   await ensureSigningKey();
+  await backfillRequesterKeys();
   return result;
 }

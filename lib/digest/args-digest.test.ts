@@ -1,5 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import canonicalize from "canonicalize";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   ARGS_DIGEST_PATTERN,
@@ -7,6 +9,8 @@ import {
   argsDigest,
   canonicalJson,
   isArgsDigest,
+  isArgsSalt,
+  newArgsSalt,
 } from "./args-digest";
 
 /** A double from its IEEE-754 bit pattern (as RFC 8785 lists its number samples). */
@@ -217,5 +221,78 @@ describe("argsDigest", () => {
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
     expect(result.stdout.trim()).toBe(argsDigest(payload));
+  });
+});
+
+describe("salted argsDigest (CONTRACT §19)", () => {
+  // Computed here independently: node:crypto over salt + "." + the canonicalize package's JCS.
+  const independent = (args: Record<string, unknown>, salt: string) =>
+    `sha256:${createHash("sha256").update(Buffer.from(`${salt}.${canonicalize(args) as string}`, "utf8")).digest("hex")}`;
+  const SALT = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"; // bytes 0..31
+
+  it("is sha256 of salt + '.' + JCS(arguments)", () => {
+    for (const vector of SHARED_VECTORS) {
+      expect(argsDigest(vector.value, SALT)).toBe(independent(vector.value, SALT));
+      expect(argsDigest(vector.value, SALT)).toBe(expectedDigest(`${SALT}.${vector.jcs}`));
+    }
+    // Printed once by python3's hashlib; clients/python/test_countersign.py hard-codes the same.
+    expect(argsDigest({ account: "AC-1", amount: 10 }, SALT)).toBe(
+      "sha256:b0b3c4ecfeab4782474fa5d87626b3f1aefce1c45c4e464c3c6982423aa49061",
+    );
+  });
+
+  it("differs from the unsalted digest and between salts, and matches the independent computation (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })),
+        fc.uint8Array({ minLength: 16, maxLength: 64 }),
+        fc.uint8Array({ minLength: 16, maxLength: 64 }),
+        (args, a, b) => {
+          const saltA = Buffer.from(a).toString("base64url");
+          const saltB = Buffer.from(b).toString("base64url");
+          const salted = argsDigest(args, saltA);
+          expect(salted).toBe(independent(args, saltA));
+          expect(salted).toMatch(ARGS_DIGEST_PATTERN);
+          expect(salted).not.toBe(argsDigest(args));
+          if (saltA !== saltB) expect(salted).not.toBe(argsDigest(args, saltB));
+          expect(argsDigest(args, undefined)).toBe(expectedDigest(canonicalize(args) as string));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("keeps __proto__ as an ordinary key in the digest", () => {
+    const args = JSON.parse('{"__proto__":{"admin":true},"a":1}') as Record<string, unknown>;
+    expect(argsDigest(args)).toBe(expectedDigest('{"__proto__":{"admin":true},"a":1}'));
+    expect(argsDigest(args, SALT)).toBe(expectedDigest(`${SALT}.{"__proto__":{"admin":true},"a":1}`));
+    expect(argsDigest(args)).not.toBe(argsDigest({ a: 1 }));
+  });
+
+  it("accepts only 16–64 bytes of unpadded, canonical base64url", () => {
+    const of = (n: number) => randomBytes(n).toString("base64url");
+    for (const n of [16, 17, 18, 32, 63, 64]) expect(isArgsSalt(of(n)), String(n)).toBe(true);
+    for (const n of [0, 1, 15, 65, 100]) expect(isArgsSalt(of(n)), String(n)).toBe(false);
+    const padded = randomBytes(16).toString("base64"); // 24 chars with "=="
+    expect(isArgsSalt(padded)).toBe(false);
+    expect(isArgsSalt(`${of(16)}==`)).toBe(false);
+    expect(isArgsSalt(of(32).replace(/.$/, "+"))).toBe(false);
+    expect(isArgsSalt(of(32).replace(/.$/, "/"))).toBe(false);
+    // 16 bytes end in a character with 4 unused bits: a non-zero one spells the same bytes another way.
+    const canonical = Buffer.alloc(16).toString("base64url");
+    expect(canonical).toBe("AAAAAAAAAAAAAAAAAAAAAA");
+    expect(isArgsSalt(canonical)).toBe(true);
+    expect(isArgsSalt("AAAAAAAAAAAAAAAAAAAAAB")).toBe(false);
+    for (const bad of [undefined, null, 42, "", " ".repeat(22), `${of(16)}\n`]) expect(isArgsSalt(bad)).toBe(false);
+    expect(() => argsDigest({ a: 1 }, "short")).toThrow(RangeError);
+  });
+
+  it("newArgsSalt makes a fresh 32-byte salt each time", () => {
+    const salts = new Set(Array.from({ length: 50 }, () => newArgsSalt()));
+    expect(salts.size).toBe(50);
+    for (const s of salts) {
+      expect(isArgsSalt(s)).toBe(true);
+      expect(Buffer.from(s, "base64url")).toHaveLength(32);
+    }
   });
 });

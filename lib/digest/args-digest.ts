@@ -1,12 +1,16 @@
 /**
- * Argument digest (CONTRACT §2).
+ * Argument digest (CONTRACT §2, salted per §19).
  *
  *   args_digest = "sha256:" + lowercase_hex(SHA-256(UTF-8(JCS(arguments))))
+ *   salted:       "sha256:" + lowercase_hex(SHA-256(UTF-8(args_salt + "." + JCS(arguments))))
+ *
+ * The salt keeps a digest shown next to redacted arguments from confirming a
+ * guess of the hidden values (a card number's middle digits, a password).
  *
  * JCS is RFC 8785, delegated to the `canonicalize` package. This module is pure:
  * no server-only imports, usable by the server and by executors alike.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import canonicalize from "canonicalize";
 
 export type ArgsDigest = `sha256:${string}`;
@@ -73,14 +77,47 @@ export function sha256Digest(text: string): ArgsDigest {
   return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
 }
 
+/** Bytes a salt may decode to (§19). */
+export const ARGS_SALT_MIN_BYTES = 16;
+export const ARGS_SALT_MAX_BYTES = 64;
+/** Bytes of the salts the clients make: 256 bits. */
+export const ARGS_SALT_BYTES = 32;
+/** Unpadded base64url of 16–64 bytes is 22–86 characters. */
+export const ARGS_SALT_PATTERN = /^[A-Za-z0-9_-]{22,86}$/;
+
 /**
- * The contract's `args_digest` of a tool call's arguments.
+ * True for a well-formed `args_salt`: unpadded base64url, in its one canonical
+ * spelling (unused trailing bits zero), decoding to 16–64 bytes. Padding is
+ * refused rather than stripped because the salt is hashed as the text sent.
+ */
+export function isArgsSalt(value: unknown): value is string {
+  if (typeof value !== "string" || !ARGS_SALT_PATTERN.test(value)) return false;
+  const bytes = Buffer.from(value, "base64url");
+  return (
+    bytes.length >= ARGS_SALT_MIN_BYTES &&
+    bytes.length <= ARGS_SALT_MAX_BYTES &&
+    bytes.toString("base64url") === value
+  );
+}
+
+/** A fresh random salt for one tool call: 32 bytes, unpadded base64url. */
+export function newArgsSalt(): string {
+  return randomBytes(ARGS_SALT_BYTES).toString("base64url");
+}
+
+/**
+ * The contract's `args_digest` of a tool call's arguments, salted when a salt
+ * is given (CONTRACT §19) and plain (§2) when it is undefined.
  *
  * @throws CanonicalJsonError if `args` is not a plain JSON object (arrays and null
  *   are refused: the contract says `arguments` is a JSON object) or holds a value
  *   JCS cannot represent.
+ * @throws RangeError if `salt` is given but is not a well-formed salt.
  */
-export function argsDigest(args: Record<string, unknown>): ArgsDigest {
+export function argsDigest(args: Record<string, unknown>, salt?: string): ArgsDigest {
+  if (salt !== undefined && !isArgsSalt(salt)) {
+    throw new RangeError("args_salt must be 16-64 bytes as unpadded base64url");
+  }
   if (args === null || typeof args !== "object" || Array.isArray(args)) {
     throw new CanonicalJsonError("not-an-object", "arguments must be a JSON object");
   }
@@ -89,7 +126,7 @@ export function argsDigest(args: Record<string, unknown>): ArgsDigest {
     // A toJSON method turned the object into something else.
     throw new CanonicalJsonError("not-an-object", "arguments must serialize to a JSON object");
   }
-  return sha256Digest(text);
+  return sha256Digest(salt === undefined ? text : `${salt}.${text}`);
 }
 
 /** True when `value` is a syntactically valid args_digest string. */

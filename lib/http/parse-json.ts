@@ -1,7 +1,9 @@
 // Bytes → JSON value, strictly: the body must be valid UTF-8 (no silent
-// replacement characters) and valid JSON, with a bounded nesting depth.
+// replacement characters), valid JSON with a bounded nesting depth, and
+// I-JSON (RFC 7493, CONTRACT §19): nothing parsing would change or drop.
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../approvals/schemas";
 import { AppError } from "../errors";
+import { findIJsonViolation } from "./i-json";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
@@ -25,5 +27,7 @@ export function parseJsonBody(body: Uint8Array): unknown {
       issues: [{ path: "", message: `JSON must not nest deeper than ${MAX_JSON_DEPTH} levels` }],
     });
   }
+  const violation = findIJsonViolation(text);
+  if (violation) throw new AppError("invalid-request", "body is not I-JSON", { issues: [violation] });
   return value;
 }

@@ -5,8 +5,9 @@
 //   redactor.redactValue({ to: "ana@example.com", password: "x" })
 //     -> { value: { to: "[redacted:email]", password: "[redacted:secret_key]" }, hits: 2 }
 //   redactor.redactText("mail ana@example.com now") -> "mail [redacted:email] now"
+//   findSecret("run-sk_live_abcdefghijklmnop") -> "api_key" (built-in rules only)
 
-export { compileRedactor, RedactionConfigError, type CustomRule, type RedactionResult, type Redactor } from "./redactor";
+export { compileRedactor, findSecret, RedactionConfigError, type CustomRule, type RedactionResult, type Redactor } from "./redactor";
 export {
   validateCustomPattern,
   type PatternCheck,
@@ -16,5 +17,5 @@ export {
   COST_BUDGET,
 } from "./custom-pattern";
 export { customRuleSchema } from "./schema";
-export { isSecretKeyName } from "./secret-keys";
+export { isSecretKeyName, keepsBooleanValue } from "./secret-keys";
 export { BUILTIN_TEXT_RULES, SECRET_KEY_RULE, FAILURE_RULE, RESERVED_RULE_NAMES, redactionTag, type BuiltinTextRule } from "./names";

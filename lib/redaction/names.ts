@@ -3,8 +3,14 @@
 export const BUILTIN_TEXT_RULES = [
   "pem",
   "aws_access_key_id",
+  "aws_secret_access_key",
   "api_key",
+  "slack_webhook",
   "bearer_token",
+  "basic_auth",
+  "jwt",
+  "url_password",
+  "secret_key",
   "email",
   "iban",
   "card_number",
@@ -12,7 +18,10 @@ export const BUILTIN_TEXT_RULES = [
 
 export type BuiltinTextRule = (typeof BUILTIN_TEXT_RULES)[number];
 
-/** Rule name for values hidden because their key is named like a secret. */
+/**
+ * Rule name for values hidden because their key is named like a secret: an
+ * object key, or a name in text ("password=…", "Pwd=…;", `"token": "…"`).
+ */
 export const SECRET_KEY_RULE = "secret_key";
 
 /** Shown when a value could not be read at all (fail closed). */

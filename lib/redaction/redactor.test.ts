@@ -186,6 +186,21 @@ describe("redactText (summary path)", () => {
   it("works without custom rules", () => {
     const plain = compileRedactor();
     expect(plain.redactText("EMP-12345 ana@example.com")).toBe("EMP-12345 [redacted:email]");
-    expect(plain.ruleNames).toEqual(["pem", "aws_access_key_id", "api_key", "bearer_token", "email", "iban", "card_number"]);
+    // CONTRACT §19 added rules (JWTs, AWS secret keys, Slack webhooks, URL passwords, …).
+    expect(plain.ruleNames).toEqual([
+      "pem",
+      "aws_access_key_id",
+      "aws_secret_access_key",
+      "api_key",
+      "slack_webhook",
+      "bearer_token",
+      "basic_auth",
+      "jwt",
+      "url_password",
+      "secret_key",
+      "email",
+      "iban",
+      "card_number",
+    ]);
   });
 });

@@ -1,7 +1,9 @@
 import { validateCustomPattern } from "./custom-pattern";
-import { FAILURE_RULE, SECRET_KEY_RULE, redactionTag } from "./names";
-import { BUILTIN_RULES, type Range, type TextRule, isCardNumberValue } from "./rules";
-import { isSecretKeyName } from "./secret-keys";
+import { BUILTIN_TEXT_RULES, FAILURE_RULE, SECRET_KEY_RULE, redactionTag } from "./names";
+import { BUILTIN_RULES, type TextRule, isCardNumberValue } from "./rules";
+import { compileScanner, type Scanner, type Tagged } from "./scan";
+import { isSecretKeyName, keepsBooleanValue } from "./secret-keys";
+import { splitSecretRanges } from "./siblings";
 
 export type CustomRule = { name: string; pattern: string };
 
@@ -17,11 +19,14 @@ export interface Redactor {
   readonly ruleNames: readonly string[];
   /**
    * Redacts a JSON value (objects, arrays, strings, numbers, booleans, null):
-   * - strings: each match is replaced in place ("mail [redacted:email] now");
+   * - strings: each match is replaced in place ("mail [redacted:email] now"),
+   *   also when the secret is encoded (base64, hex, %XX…) or split across
+   *   neighbouring strings of the same array or object (siblings.ts);
    * - object keys are redacted like strings (a collision gets a "#2" suffix);
    * - the value of a key named like a secret is replaced whatever its type
    *   (string, number, boolean, null, object, array) by "[redacted:secret_key]";
-   *   a number cannot carry the tag, so the JSON type changes to string;
+   *   a number cannot carry the tag, so the JSON type changes to string
+   *   (booleans under "private", "pin", "otp" and "key" stay: flags, not secrets);
    * - a number written as 13-19 digits that passes Luhn becomes the string
    *   "[redacted:card_number]" (other numbers, booleans and null are kept).
    * Works without recursion, so nesting depth is not limited by the stack.
@@ -31,6 +36,8 @@ export interface Redactor {
   redactValue(value: unknown): RedactionResult;
   /** Redacts free text such as the summary. Never throws. */
   redactText(text: string): string;
+  /** The name of the first rule that would hide something in `text`, or null. */
+  findSecret(text: string): string | null;
 }
 
 export class RedactionConfigError extends Error {
@@ -57,75 +64,68 @@ function customRule(name: string, pattern: string, minLength: number): TextRule 
   };
 }
 
-type Tagged = Range & { rule: number };
+/** Replaces ranges by their tags; overlapping ranges merge into one tag named after the first. */
+function applyRanges(text: string, found: Tagged[], tags: readonly string[]): { text: string; hits: number } {
+  if (found.length === 0) return { text, hits: 0 };
+  found.sort((a, b) => a.start - b.start || b.end - a.end || a.rule - b.rule);
+  let out = "";
+  let hits = 0;
+  let cursor = 0;
+  let current: Tagged | undefined;
+  const emit = (r: Tagged) => {
+    out += text.slice(cursor, r.start) + tags[r.rule];
+    cursor = r.end;
+    hits++;
+  };
+  for (const r of found) {
+    if (current && r.start < current.end) {
+      if (r.end > current.end) current.end = r.end;
+      continue;
+    }
+    if (current) emit(current);
+    current = { ...r };
+  }
+  if (current) emit(current);
+  return { text: out + text.slice(cursor), hits };
+}
 
-function textRedactor(rules: readonly TextRule[]) {
-  const tags = rules.map((r) => redactionTag(r.name));
-  const knownTags = [...new Set([...rules.map((r) => r.name), SECRET_KEY_RULE, FAILURE_RULE])];
+function textRedactor(rules: readonly TextRule[], names: readonly string[]) {
+  const tags = names.map(redactionTag);
+  const scanner = compileScanner(rules, names);
+  const knownTags = [...new Set([...names, SECRET_KEY_RULE, FAILURE_RULE])];
   // Tags already in the text are opaque: rules never look inside them.
   const tagRe = new RegExp(`\\[redacted:(?:${knownTags.join("|")})\\]`, "g");
 
-  const minLength = Math.min(...rules.map((r) => r.minLength));
-  const segment = (text: string): { text: string; hits: number } => {
-    if (text.length < minLength) return { text, hits: 0 };
-    const found: Tagged[] = [];
-    const scratch: Range[] = [];
-    rules.forEach((rule, index) => {
-      if (text.length < rule.minLength) return;
-      scratch.length = 0;
-      try {
-        rule.find(text, scratch);
-      } catch {
-        // Fail closed, e.g. if the regex engine runs out of backtrack stack.
-        scratch.length = 0;
-        scratch.push({ start: 0, end: text.length });
-      }
-      for (const r of scratch) if (r.end > r.start) found.push({ start: r.start, end: r.end, rule: index });
-    });
-    if (found.length === 0) return { text, hits: 0 };
-    found.sort((a, b) => a.start - b.start || b.end - a.end || a.rule - b.rule);
-    // Overlapping matches are merged into one tag named after the first, so
-    // no part of a match is left visible.
-    let out = "";
-    let hits = 0;
-    let cursor = 0;
-    let current: Tagged | undefined;
-    const emit = (r: Tagged) => {
-      out += text.slice(cursor, r.start) + tags[r.rule];
-      cursor = r.end;
-      hits++;
-    };
-    for (const r of found) {
-      if (current && r.start < current.end) {
-        if (r.end > current.end) current.end = r.end;
-        continue;
-      }
-      if (current) emit(current);
-      current = { ...r };
-    }
-    if (current) emit(current);
-    return { text: out + text.slice(cursor), hits };
-  };
-
-  const pass = (text: string): { text: string; hits: number } => {
+  const pass = (text: string, find: Scanner["find"]): { text: string; hits: number } => {
     let out = "";
     let hits = 0;
     let last = 0;
     tagRe.lastIndex = 0;
-    for (let m = tagRe.exec(text); m; m = tagRe.exec(text)) {
-      const r = segment(text.slice(last, m.index));
-      out += r.text + m[0];
+    const segment = (s: string) => {
+      const r = applyRanges(s, find(s), tags);
       hits += r.hits;
+      return r.text;
+    };
+    for (let m = tagRe.exec(text); m; m = tagRe.exec(text)) {
+      out += segment(text.slice(last, m.index)) + m[0];
       last = m.index + m[0].length;
     }
-    const r = segment(last === 0 ? text : text.slice(last));
-    return { text: out + r.text, hits: hits + r.hits };
+    return { text: out + segment(last === 0 ? text : text.slice(last)), hits };
   };
 
-  const redact = (text: string): { text: string; hits: number } => {
+  /**
+   * Redacts `text`; `extra` ranges (from split secrets) are hidden first.
+   * `scan` may be a memoizing scanner shared with the split-secret search.
+   */
+  const redact = (text: string, extra?: Tagged[], scan: Scanner = scanner): { text: string; hits: number } => {
     let hits = 0;
+    if (extra && extra.length > 0) {
+      const r = applyRanges(text, extra, tags);
+      hits += r.hits;
+      text = r.text;
+    }
     for (let k = 0; k < MAX_PASSES; k++) {
-      const r = pass(text);
+      const r = pass(text, k === 0 ? scan.find : scanner.find);
       if (r.hits === 0) break;
       hits += r.hits;
       text = r.text;
@@ -134,7 +134,13 @@ function textRedactor(rules: readonly TextRule[]) {
   };
   /** The text with every tag replaced by a space. */
   const withoutTags = (text: string) => text.replace(tagRe, " ");
-  return { redact, withoutTags };
+  /** The first rule (in priority order) that finds something, or null. */
+  const firstRule = (text: string): string | null => {
+    let best = -1;
+    for (const r of scanner.find(withoutTags(text))) if (best === -1 || r.rule < best) best = r.rule;
+    return best === -1 ? null : (names[best] as string);
+  };
+  return { redact, withoutTags, firstRule, scanner };
 }
 
 const SECRET_TAG = redactionTag(SECRET_KEY_RULE);
@@ -162,13 +168,29 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
     names.add(name);
     return customRule(name, pattern, check.minLength);
   });
-  const rules = [...BUILTIN_RULES, ...custom];
-  const { redact: redactCounted, withoutTags } = textRedactor(rules);
+  const ruleNames = [...BUILTIN_TEXT_RULES, ...custom.map((r) => r.name)];
+  const { redact: redactCounted, withoutTags, firstRule, scanner } = textRedactor([...BUILTIN_RULES, ...custom], ruleNames);
+  const acrossAlways = new Set([ruleNames.indexOf("pem")]);
+  const emailRule = ruleNames.indexOf("email");
 
   const redactValue = (input: unknown): RedactionResult => {
     let hits = 0;
-    const text = (s: string) => {
-      const r = redactCounted(s);
+    // Strings scanned for split secrets are scanned once: the results are
+    // kept for their own redaction.
+    const memo = new Map<string, Tagged[]>();
+    const memoScanner: Scanner = {
+      find: (t) => {
+        let found = memo.get(t);
+        if (!found) {
+          found = scanner.find(t);
+          memo.set(t, found);
+        }
+        return found.slice();
+      },
+      findPlain: scanner.findPlain,
+    };
+    const text = (s: string, extra?: Tagged[]) => {
+      const r = redactCounted(s, extra, memo.size > 0 ? memoScanner : undefined);
       hits += r.hits;
       return r.text;
     };
@@ -177,8 +199,8 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
     // (shared references stay shared and cycles cannot loop forever).
     const seen = new Map<object, Container>();
     const work: Array<{ source: object; target: Container }> = [];
-    const convert = (value: unknown, key: string | number | undefined): unknown => {
-      if (typeof value === "string") return text(value);
+    const convert = (value: unknown, key: string | number | undefined, extra?: Tagged[]): unknown => {
+      if (typeof value === "string") return text(value, extra);
       if (typeof value === "number" || typeof value === "bigint") {
         if (!isCardNumberValue(value)) return value;
         hits++;
@@ -198,6 +220,22 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
       work.push({ source: value as object, target });
       return target;
     };
+    // Ranges of secrets split across the strings of one container, by position.
+    const splitRanges = (values: readonly unknown[], hidden: readonly boolean[]): Map<number, Tagged[]> => {
+      let strings = 0;
+      for (const v of values) if (typeof v === "string") strings++;
+      if (strings < 2) return new Map();
+      // A value that is not a string, or is hidden by its key, separates runs.
+      const pieces = values.map((v, k) => (typeof v === "string" && !hidden[k] ? v : ""));
+      const runs: Map<number, Tagged[]> = new Map();
+      let from = 0;
+      for (let k = 0; k <= values.length; k++) {
+        if (k < values.length && typeof values[k] === "string" && !hidden[k]) continue;
+        if (k - from >= 2) for (const [piece, ranges] of splitSecretRanges(pieces.slice(from, k), memoScanner, acrossAlways, emailRule)) runs.set(from + piece, ranges);
+        from = k + 1;
+      }
+      return runs;
+    };
 
     try {
       const root = convert(input, undefined);
@@ -205,24 +243,31 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
         const { source, target } = job;
         if (Array.isArray(target)) {
           const items = source as unknown[];
-          for (let k = 0; k < target.length; k++) target[k] = convert(items[k], k);
+          const values = Array.from({ length: target.length }, (_, k) => items[k]);
+          const split = splitRanges(values, []);
+          for (let k = 0; k < target.length; k++) target[k] = convert(values[k], k, split.get(k));
           continue;
         }
         const record = source as Record<string, unknown>;
-        for (const key of Object.keys(record)) {
-          const redactedKey = text(key);
+        const keys = Object.keys(record);
+        const redactedKeys = keys.map((key) => text(key));
+        // Decided on the redacted key, tags blanked out, so that a key that
+        // became "[redacted:api_key]" is not taken for an "api key" later.
+        const secret = redactedKeys.map((k) => isSecretKeyName(withoutTags(k)));
+        const values = keys.map((key) => record[key]);
+        const split = splitRanges(values, secret);
+        keys.forEach((key, k) => {
+          const redactedKey = redactedKeys[k] as string;
           let outKey = redactedKey;
           for (let n = 2; Object.prototype.hasOwnProperty.call(target, outKey); n++) outKey = `${redactedKey}#${n}`;
-          // Decided on the redacted key, tags blanked out, so that a key that
-          // became "[redacted:api_key]" is not taken for an "api key" later.
-          if (isSecretKeyName(withoutTags(redactedKey))) {
-            const original = record[key];
+          const original = values[k];
+          if (secret[k] && !(typeof original === "boolean" && keepsBooleanValue(withoutTags(redactedKey)))) {
             if (original !== SECRET_TAG) hits++;
             setEntry(target, outKey, SECRET_TAG);
           } else {
-            setEntry(target, outKey, convert(record[key], key));
+            setEntry(target, outKey, convert(original, key, split.get(k)));
           }
-        }
+        });
       }
       return { value: root, hits };
     } catch {
@@ -231,7 +276,7 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
   };
 
   return {
-    ruleNames: rules.map((r) => r.name),
+    ruleNames,
     redactValue,
     redactText: (s: string) => {
       try {
@@ -240,7 +285,24 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
         return FAILURE_TAG;
       }
     },
+    findSecret: (s: string) => {
+      try {
+        return firstRule(String(s));
+      } catch {
+        return FAILURE_RULE;
+      }
+    },
   };
 }
 
+let builtinOnly: Redactor | undefined;
 
+/**
+ * The name of the first built-in rule that would hide something in `text`,
+ * or null: for values that are refused rather than redacted (ids stored in
+ * the audit chain). Never echoes the text.
+ */
+export function findSecret(text: string): string | null {
+  builtinOnly ??= compileRedactor();
+  return builtinOnly.findSecret(text);
+}

@@ -1,22 +1,26 @@
 // Built-in text rules. Each finder reports the [start, end) ranges to hide.
 //
 // Every finder runs in time linear in the text length:
-//   - the regexes (api_key, aws_access_key_id, bearer_token, PEM markers)
-//     start with a literal, or with a lookbehind that lets a scan enter a
-//     run of characters only at its first character; their quantifiers are
-//     bounded or followed by characters they cannot consume, so a failed
-//     attempt gives up after one pass over the run;
+//   - the regexes start with a literal, or with a lookbehind that lets a scan
+//     enter a run of characters only at its first character; their
+//     quantifiers are bounded or followed by characters they cannot consume,
+//     so a failed attempt gives up after one pass over the run;
 //   - card numbers and IBANs are hand-written scanners: from each possible
-//     start they read at most ~40 characters and check every cut point's
-//     checksum in O(1) with running sums;
+//     start they read a bounded number of characters and check every cut
+//     point's checksum in O(1) with running sums;
 //   - emails are scanned around each "@" and PEM blocks with one forward
 //     search for the END line, so each character is visited a constant
 //     number of times.
+// The vendor tokens share one combined regex (tokens.ts), so adding a vendor
+// does not add a pass over the text.
 
-import type { BuiltinTextRule } from "./names";
 import { luhnValid } from "./checksums";
+import { email } from "./email";
+import { IBAN_LENGTHS } from "./iban-countries";
+import { secretAssignment } from "./assignments";
+import { awsSecretAccessKey, basicAuth, bearerToken, pem, tokens, twilioAuthToken, urlPassword } from "./tokens";
 
-export type Range = { start: number; end: number };
+export type Range = { start: number; end: number; /** Rule shown in the tag, when not the finder's own. */ name?: string };
 
 export type TextRule = {
   name: string;
@@ -29,69 +33,64 @@ export type TextRule = {
 const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
-/** Runs a global regex and reports each match (or one capture group). */
-function regexFinder(name: BuiltinTextRule, minLength: number, source: string, flags: string, group = 0): TextRule {
-  const re = new RegExp(source, flags.includes("g") ? flags : `${flags}g`);
-  return {
-    name,
-    minLength,
-    find(text, out) {
-      re.lastIndex = 0;
-      for (let m = re.exec(text); m; m = re.exec(text)) {
-        const part = m[group] ?? "";
-        const end = m.index + m[0].length;
-        if (m[0].length === 0) re.lastIndex++;
-        else if (part.length > 0) out.push({ start: end - part.length, end });
-      }
-    },
-  };
+// Separators people and systems put between card digit groups: spaces (also
+// no-break and thin ones), dashes, dots, underscores and slashes.
+const isCardSeparator = (c: number) =>
+  c === 32 || c === 9 || c === 45 || c === 46 || c === 95 || c === 47 || c === 0xa0 || c === 0x2007 || c === 0x2009 || c === 0x202f || (c >= 0x2010 && c <= 0x2015);
+const MAX_SEPARATOR_RUN = 3;
+
+// Card numbers: 13-19 digits starting with 2-6 (the issuer ranges of card
+// networks: Visa, Mastercard, Amex, Discover, JCB, UnionPay, Diners; a
+// millisecond timestamp starts with 1), optionally separated by runs of up
+// to three separator characters, not preceded by a digit nor by "<digit>."
+// (the fraction of a decimal number), ending where no digit follows, and
+// not inside a UUID. A cut that
+// uses dots must use at least two ("4111.1111.1111.1111"), so a decimal
+// number with one dot is not a card. From each possible start, the longest
+// Luhn-valid cut wins. Each start reads at most 19 digits and 18 separator
+// runs, so the whole scan is linear.
+// UUIDs hold dash-separated digit groups that can pass Luhn by chance
+// ("…3f62-5829-8627-496a…"): digits inside one are never a card.
+const UUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
+function uuidRanges(text: string): number[] {
+  const out: number[] = [];
+  UUID.lastIndex = 0;
+  for (let m = UUID.exec(text); m; m = UUID.exec(text)) out.push(m.index, m.index + m[0].length);
+  return out;
 }
+const insideUuid = (ranges: number[], start: number, end: number) => {
+  for (let k = 0; k < ranges.length; k += 2) if (start < (ranges[k + 1] as number) && end > (ranges[k] as number)) return true;
+  return false;
+};
 
-// `sk-`/`pk-` keys (OpenAI, Anthropic "sk-ant-", Stripe "sk_live_"),
-// GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_) and Slack tokens
-// (xoxb-, xoxp-, xoxa-, ...). The lookbehind keeps "task-force..." or
-// "risk-..." from matching and makes a scan enter a run only at its start.
-export const API_KEY_PATTERN =
-  "(?<![A-Za-z0-9])(?:(?:sk|pk)[-_][A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[a-z]-[A-Za-z0-9-]{10,})";
+// Scratch space shared by every call (finders never run concurrently).
+// Running sums over the first k digits, split by index parity, of the
+// digits as they are (plain) and doubled Luhn-style (dbl). In a prefix of
+// len digits, digits with the parity of len - 1 stay plain, the others are
+// doubled, so every cut's Luhn sum is one addition.
+const ends = new Int32Array(32);
+const dots = new Int32Array(32);
+const plainEven = new Int32Array(32);
+const plainOdd = new Int32Array(32);
+const dblEven = new Int32Array(32);
+const dblOdd = new Int32Array(32);
+// The first digit of each run of digits, found natively.
+const DIGIT_RUN = /(?<![0-9])[0-9]/g;
 
-// AWS access key ids: 4-character prefix + 16 upper-case alphanumerics.
-export const AWS_ACCESS_KEY_ID_PATTERN = "(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])";
-
-// "Bearer <token>": only the token (group 1) is hidden, so the text keeps
-// "Bearer [redacted:bearer_token]". Tokens shorter than 16 characters are
-// left alone ("the bearer of bad news").
-export const BEARER_TOKEN_PATTERN = "\\bbearer[ \\t]+([A-Za-z0-9._~+/-]{16,}=*)";
-
-export const PEM_BEGIN_PATTERN = "-----BEGIN [^\\r\\n-]{1,80}-----";
-export const PEM_END_PATTERN = "-----END [^\\r\\n-]{1,80}-----";
-
-const isUpperAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
-const isUpper = (c: number) => c >= 65 && c <= 90;
-
-// Card numbers: 13-19 digits with optional single spaces or dashes between
-// digits, not preceded by a digit nor by "<digit>." (the fraction of a
-// decimal number), ending where no digit follows. From each possible start,
-// the longest Luhn-valid cut wins. Hand-written scanner: each start looks at
-// no more than 37 characters, so the whole scan is linear.
 const cardNumber: TextRule = {
   name: "card_number",
   minLength: 13,
   find(text, out) {
     const n = text.length;
-    const ends: number[] = new Array<number>(20).fill(0);
-    // Running sums over the first k digits, split by index parity, of the
-    // digits as they are (plain) and doubled Luhn-style (dbl). In a prefix of
-    // len digits, digits with the parity of len - 1 stay plain, the others
-    // are doubled, so every cut's Luhn sum is one addition.
-    const plainEven: number[] = new Array<number>(20).fill(0);
-    const plainOdd: number[] = new Array<number>(20).fill(0);
-    const dblEven: number[] = new Array<number>(20).fill(0);
-    const dblOdd: number[] = new Array<number>(20).fill(0);
-    for (let i = 0; i < n; i++) {
-      if (!isDigit(text.charCodeAt(i))) continue;
-      if (i > 0 && isDigit(text.charCodeAt(i - 1))) continue;
+    const uuids = text.includes("-") ? uuidRanges(text) : [];
+    DIGIT_RUN.lastIndex = 0;
+    for (let m = DIGIT_RUN.exec(text); m; m = DIGIT_RUN.exec(text)) {
+      const i = m.index;
+      const first = text.charCodeAt(i);
+      if (first < 50 || first > 54) continue;
       if (i > 1 && text.charCodeAt(i - 1) === 46 && isDigit(text.charCodeAt(i - 2))) continue;
       let count = 0;
+      let dotCount = 0;
       let j = i;
       while (count < 19) {
         const c = text.charCodeAt(j);
@@ -103,19 +102,31 @@ const cardNumber: TextRule = {
           plainOdd[count + 1] = (plainOdd[count] as number) + (even ? 0 : d);
           dblEven[count + 1] = (dblEven[count] as number) + (even ? dd : 0);
           dblOdd[count + 1] = (dblOdd[count] as number) + (even ? 0 : dd);
+          dots[count] = dotCount;
           ends[count++] = ++j;
-        } else if ((c === 32 || c === 45) && count > 0 && isDigit(text.charCodeAt(j + 1))) {
-          j++;
-        } else break;
+          continue;
+        }
+        if (count === 0 || !isCardSeparator(c)) break;
+        let k = j;
+        let runDots = 0;
+        for (; k < n && k - j < MAX_SEPARATOR_RUN && isCardSeparator(text.charCodeAt(k)); k++) {
+          const sep = text.charCodeAt(k);
+          if (sep === 46) runDots++;
+        }
+        if (!isDigit(text.charCodeAt(k))) break;
+        dotCount += runDots;
+        j = k;
       }
       for (let len = count; len >= 13; len--) {
         const end = ends[len - 1] as number;
         if (end < n && isDigit(text.charCodeAt(end))) continue;
+        if (uuids.length > 0 && insideUuid(uuids, i, end)) continue;
+        if (dots[len - 1] === 1) continue;
         const sum =
           ((len - 1) & 1) === 0 ? (plainEven[len] as number) + (dblOdd[len] as number) : (plainOdd[len] as number) + (dblEven[len] as number);
         if (sum % 10 === 0) {
           out.push({ start: i, end });
-          i = end - 1;
+          DIGIT_RUN.lastIndex = end;
           break;
         }
       }
@@ -123,47 +134,59 @@ const cardNumber: TextRule = {
   },
 };
 
-// IBANs: two upper-case letters, two check digits (02-98), then 11-30 upper
-// case letters or digits, optionally grouped with single spaces; not
-// preceded by a letter or digit, ending where no letter or digit follows.
-// The mod-97 remainder of every BBAN prefix is kept as the scan goes, so all
-// cut points are checked in O(1) each (the country code and check digits
-// are appended last: remainder * 10^6 + their six digits).
+// IBANs: two letters, two check digits (02-98), then 11-30 letters or
+// digits, optionally grouped with single spaces; not preceded by a letter
+// or digit, ending where no letter or digit follows. Upper case as
+// ISO 13616 writes it, any length; in any other case ("de89 3704 …",
+// "gb82west…") only a known country's exact length counts, so lower-case
+// hex and ids rarely pass by chance. The mod-97 remainder of every BBAN
+// prefix is kept as the scan goes, so all cut points are checked in O(1)
+// each (the country code and check digits are appended last: remainder *
+// 10^6 + their six digits).
 const MOD97_SHIFT6 = 1_000_000 % 97;
+const upper = (c: number) => (c >= 97 ? c - 32 : c);
+const rests = new Int32Array(32);
+const allUpper = new Uint8Array(32);
+const IBAN_START = /(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}/g;
 const iban: TextRule = {
   name: "iban",
   minLength: 15,
   find(text, out) {
     const n = text.length;
-    const ends: number[] = new Array<number>(30).fill(0);
-    const rests: number[] = new Array<number>(30).fill(0);
-    for (let i = 0; i + 3 < n; i++) {
-      if (i > 0 && isAlnum(text.charCodeAt(i - 1))) continue;
+    IBAN_START.lastIndex = 0;
+    for (let m = IBAN_START.exec(text); m; m = IBAN_START.exec(text)) {
+      const i = m.index;
       const c0 = text.charCodeAt(i);
       const c1 = text.charCodeAt(i + 1);
       const d0 = text.charCodeAt(i + 2);
       const d1 = text.charCodeAt(i + 3);
-      if (!isUpper(c0) || !isUpper(c1) || !isDigit(d0) || !isDigit(d1)) continue;
       const check = (d0 - 48) * 10 + (d1 - 48);
       if (check < 2 || check > 98) continue;
-      const tail = (((c0 - 55) * 100 + (c1 - 55)) * 100 + check) % 97;
+      const country = String.fromCharCode(upper(c0), upper(c1));
+      const tail = (((upper(c0) - 55) * 100 + (upper(c1) - 55)) * 100 + check) % 97;
+      let upperSoFar = c0 <= 90 && c1 <= 90;
       let count = 0;
       let rest = 0;
       let j = i + 4;
       while (count < 30) {
         let c = text.charCodeAt(j);
-        if (c === 32 && isUpperAlnum(text.charCodeAt(j + 1))) c = text.charCodeAt(++j);
-        if (!isUpperAlnum(c)) break;
-        rest = c <= 57 ? (rest * 10 + (c - 48)) % 97 : (rest * 100 + (c - 55)) % 97;
+        if (c === 32 && isAlnum(text.charCodeAt(j + 1))) c = text.charCodeAt(++j);
+        if (!isAlnum(c)) break;
+        if (c >= 97) upperSoFar = false;
+        const u = upper(c);
+        rest = u <= 57 ? (rest * 10 + (u - 48)) % 97 : (rest * 100 + (u - 55)) % 97;
         rests[count] = rest;
+        allUpper[count] = upperSoFar ? 1 : 0;
         ends[count++] = ++j;
       }
+      const known = IBAN_LENGTHS[country];
       for (let len = count; len >= 11; len--) {
         const end = ends[len - 1] as number;
         if (end < n && isAlnum(text.charCodeAt(end))) continue;
+        if (allUpper[len - 1] === 0 && known !== len + 4) continue;
         if (((rests[len - 1] as number) * MOD97_SHIFT6 + tail) % 97 === 1) {
           out.push({ start: i, end });
-          i = end - 1;
+          IBAN_START.lastIndex = end;
           break;
         }
       }
@@ -171,95 +194,16 @@ const iban: TextRule = {
   },
 };
 
-// Email: local part [A-Za-z0-9._%+-]+ @ domain with at least one dot and a
-// TLD starting with 2+ letters (the match ends after those letters).
-// Scanned around each "@": the local part backwards (stopping at the
-// previous match or at any character a local part cannot contain, such as
-// "@"), the domain forwards (stopping at "@" too), so no character is
-// visited by more than two "@"s.
-const isLocalChar = (c: number) => isAlnum(c) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
-const isLabelChar = (c: number) => isAlnum(c) || c === 45;
-const isAlpha = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-
-const email: TextRule = {
-  name: "email",
-  minLength: 6,
-  find(text, out) {
-    let floor = 0; // nothing before this index belongs to a new match
-    let at = text.indexOf("@");
-    while (at !== -1) {
-      let start = at;
-      while (start > floor && isLocalChar(text.charCodeAt(start - 1))) start--;
-      let end = -1;
-      if (start < at) {
-        // Domain: labels of [A-Za-z0-9-] separated by single dots.
-        let k = at + 1;
-        let dots = 0;
-        for (;;) {
-          const labelStart = k;
-          let alphaEnd = -1; // end of the label's leading letters
-          while (k < text.length && isLabelChar(text.charCodeAt(k))) {
-            if (alphaEnd === -1 && !isAlpha(text.charCodeAt(k))) alphaEnd = k;
-            k++;
-          }
-          if (k === labelStart) break;
-          if (alphaEnd === -1) alphaEnd = k;
-          // "ana@example.com2024": the TLD is "com", the digits stay visible.
-          if (dots > 0 && alphaEnd - labelStart >= 2) end = alphaEnd;
-          if (text.charCodeAt(k) !== 46) break;
-          dots++;
-          k++;
-        }
-      }
-      if (end === -1) {
-        at = text.indexOf("@", at + 1);
-      } else {
-        out.push({ start, end });
-        floor = end;
-        at = text.indexOf("@", end);
-      }
-    }
-  },
-};
-
-// PEM: from "-----BEGIN X-----" to the next "-----END Y-----". A block with
-// no END line is hidden to the end of the text: key material is never left
-// visible because the block was cut.
-const pemBegin = new RegExp(PEM_BEGIN_PATTERN, "g");
-const pemEnd = new RegExp(PEM_END_PATTERN, "g");
-const pem: TextRule = {
-  name: "pem",
-  minLength: 17,
-  find(text, out) {
-    pemBegin.lastIndex = 0;
-    for (let m = pemBegin.exec(text); m; m = pemBegin.exec(text)) {
-      pemEnd.lastIndex = m.index + m[0].length;
-      const end = pemEnd.exec(text);
-      const blockEnd = end ? end.index + end[0].length : text.length;
-      out.push({ start: m.index, end: blockEnd });
-      pemBegin.lastIndex = blockEnd;
-    }
-  },
-};
-
 /** Built-in rules, in priority order (used to name overlapping matches). */
-export const BUILTIN_RULES: readonly TextRule[] = [
-  pem,
-  regexFinder("aws_access_key_id", 20, AWS_ACCESS_KEY_ID_PATTERN, "g"),
-  regexFinder("api_key", 15, API_KEY_PATTERN, "g"),
-  regexFinder("bearer_token", 23, BEARER_TOKEN_PATTERN, "gi", 1),
-  email,
-  iban,
-  cardNumber,
-];
+export const BUILTIN_RULES: readonly TextRule[] = [pem, tokens, awsSecretAccessKey, twilioAuthToken, bearerToken, basicAuth, urlPassword, secretAssignment, email, iban, cardNumber];
 
 /**
  * Whether a JSON number is written as a card number: an integer of 13-19
- * digits (sign ignored) that passes Luhn. Above 2^53 a number has already
+ * digits starting with 2-6 (sign ignored) that passes Luhn. Above 2^53 a number has already
  * lost digits when it was parsed; its shortest decimal form is checked.
  */
 export function isCardNumberValue(value: number | bigint): boolean {
   if (typeof value === "number" && !Number.isInteger(value)) return false;
   const digits = String(value).replace(/^-/, "");
-  return /^[0-9]{13,19}$/.test(digits) && luhnValid(digits);
+  return /^[2-6][0-9]{12,18}$/.test(digits) && luhnValid(digits);
 }

@@ -57,6 +57,23 @@ describe("secret-named keys", () => {
     "passphrase",
     "tokens",
     "password_hint",
+    // §19: more names, spelled with separators, folded forms and lookalikes.
+    "key", // was a non-secret before §19
+    "private",
+    "pass_word",
+    "passcode",
+    "pin",
+    "otp",
+    "cvv",
+    "cvc",
+    "card_cvv",
+    "security_code",
+    "PRIVATE_KEY",
+    "secret",
+    "\uFF50\uFF41\uFF53\uFF53\uFF57\uFF4F\uFF52\uFF44",
+    "p\u0430ssword",
+    "pass\u200Bword",
+    "db-pass-word",
   ])("%s is a secret key", (key) => {
     expect(isSecretKeyName(key)).toBe(true);
   });
@@ -64,8 +81,15 @@ describe("secret-named keys", () => {
   it.each([
     "username",
     "email",
-    "key",
     "monkey",
+    "idempotency_key",
+    "cache_key",
+    "sort_key",
+    "public_key",
+    "is_private",
+    "pin_length",
+    "otp_enabled",
+    "compass_words",
     "keyboard",
     "description",
     "max_tokens",

@@ -1,119 +1,61 @@
 // Object keys named like secrets: their value is hidden whatever it is.
 //
-// A key is split into lowercase words at `-`, `_`, spaces, other ASCII
-// punctuation and camelCase humps ("xApiKey", "X-API-Key", "x_api_key" all
-// become x / api / key). It names a secret when it contains a secret term:
-//   - a secret word (password, token, secret, cookie, authorization, ...),
-//   - a word containing a long secret stem ("dbpassword", "APIKEY"),
-//   - or a secret pair of words (api key, private key, session id, ...),
+// A key is first folded (key-fold.ts: NFKC-style compatibility forms,
+// invisible characters and Latin lookalikes), then split into lowercase
+// words at separators (any character that is not a letter or digit) and
+// camelCase humps ("xApiKey", "X-API-Key", "x_api_key" all become x / api /
+// key). It names a secret when it contains a secret term:
+//   - a secret word, also spelled across separators ("pass_word",
+//     "pass-code", "private_key", "session_id" are the words password,
+//     passcode, privatekey, sessionid),
+//   - a long secret stem inside a word or starting at a word ("dbpassword",
+//     "APIKEY", "db_pass_word"),
+//   - or, for the whole key only, a word that is a secret on its own but a
+//     common part of other names: "key", "private", "pass", "tokens"
+//     ("idempotency_key", "cache_key", "max_tokens" stay visible),
 // unless the last word says the value only describes the secret (token_type,
-// secret_name, api_key_id, password_length, token_expires_at): reviewers
-// need to see which secret a tool call asks for. A term that ends on the
-// last word always wins ("session_id", "access_token").
+// secret_name, api_key_id, password_length, otp_enabled): reviewers need to
+// see which secret a tool call asks for. A term that ends on the last word
+// always wins ("session_id", "access_token").
+import { foldKeyName } from "./key-fold";
 
 const SECRET_WORDS = new Set([
-  "password",
-  "passwords",
-  "passwd",
-  "pwd",
-  "passphrase",
-  "secret",
-  "secrets",
-  "token",
-  "apikey",
-  "apikeys",
-  "authorization",
-  "auth",
-  "cookie",
-  "cookies",
-  "credential",
-  "credentials",
-  "creds",
-  "privatekey",
-  "secretkey",
-  "accesstoken",
-  "refreshtoken",
-  "sessionid",
-  "sessid",
-  "jsessionid",
-  "phpsessid",
+  "password", "passwords", "passwd", "pwd", "passphrase", "passcode", "pincode",
+  "secret", "secrets", "token", "apikey", "apikeys", "apitoken", "apitokens",
+  "authorization", "auth", "cookie", "cookies", "credential", "credentials", "creds",
+  "privatekey", "secretkey", "accesskey", "signingkey", "encryptionkey", "masterkey", "sshkey", "licensekey",
+  "accesstoken", "accesstokens", "refreshtoken", "refreshtokens", "authtokens", "sessiontokens", "bearertokens", "idtokens",
+  "sessionid", "sessionkey", "sessid", "jsessionid", "phpsessid",
+  // One-time codes and card security codes.
+  "pin", "otp", "totp", "hotp", "mfacode", "cvv", "cvv2", "cvc", "cvc2", "cvn", "securitycode",
 ]);
 
-// Matched inside a single word, e.g. "dbpassword", "XAPIKEY", "mysecretkey".
+// Matched inside a single word or starting at a word, e.g. "dbpassword",
+// "XAPIKEY", "db_pass_word".
 const SECRET_STEMS = [
-  "password",
-  "passwd",
-  "passphrase",
-  "apikey",
-  "privatekey",
-  "secretkey",
-  "accesstoken",
-  "refreshtoken",
-  "authtoken",
-  "sessiontoken",
-  "clientsecret",
-  "authorization",
+  "password", "passwd", "passphrase", "passcode", "apikey", "privatekey", "secretkey",
+  "accesstoken", "refreshtoken", "authtoken", "sessiontoken", "clientsecret", "authorization",
 ];
 
-const SECRET_PAIRS = new Set([
-  "api key",
-  "api keys",
-  "api token",
-  "api tokens",
-  "private key",
-  "access key",
-  "signing key",
-  "encryption key",
-  "master key",
-  "ssh key",
-  "session id",
-  "session key",
-  "access tokens",
-  "refresh tokens",
-  "auth tokens",
-  "session tokens",
-  "bearer tokens",
-  "id tokens",
-]);
+// Secrets only as the whole key: as part of a longer name they are common
+// and harmless (idempotency_key, sort_key, is_private, max_tokens).
+const SOLE_SECRET_KEYS = new Set(["tokens", "pass", "key", "keys", "private"]);
 
-// Only "tokens" alone is a secret word: "max_tokens" or "input_tokens" are
-// LLM parameters, not credentials.
-const SOLE_SECRET_KEYS = new Set(["tokens", "pass"]);
+/**
+ * Whole keys that are secrets but also everyday flags: `{"private": true}`
+ * (a repository's visibility) or `{"pin": false}` carry no secret in a
+ * boolean, and the reviewer needs to see them. Other values are hidden.
+ */
+const BOOLEAN_VISIBLE_KEYS = new Set(["private", "pin", "otp", "key"]);
 
 const DESCRIPTIVE_LAST_WORDS = new Set([
-  "id",
-  "ids",
-  "name",
-  "names",
-  "arn",
-  "type",
-  "types",
-  "kind",
-  "count",
-  "limit",
-  "length",
-  "size",
-  "ttl",
-  "at",
-  "expiry",
-  "expires",
-  "expiration",
-  "url",
-  "uri",
-  "endpoint",
-  "enabled",
-  "required",
-  "policy",
-  "version",
-  "format",
-  "method",
-  "mode",
-  "scheme",
-  "provider",
-  "path",
-  "file",
-  "location",
+  "id", "ids", "name", "names", "arn", "type", "types", "kind", "count", "limit", "length", "size", "ttl", "at",
+  "expiry", "expires", "expiration", "url", "uri", "endpoint", "enabled", "required", "policy", "version", "format",
+  "method", "mode", "scheme", "provider", "path", "file", "location",
 ]);
+
+const MAX_TERM = 24;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 /** Splits a key into lowercase words ("X-API-Key" -> ["x", "api", "key"]). */
 export function keyWords(key: string): string[] {
@@ -128,9 +70,12 @@ export function keyWords(key: string): string[] {
     const isUpper = c >= 65 && c <= 90;
     const isLower = c >= 97 && c <= 122;
     const isDigit = c >= 48 && c <= 57;
-    if (!isUpper && !isLower && !isDigit && c < 128) {
-      flush();
-      continue;
+    if (!isUpper && !isLower && !isDigit && (c < 128 || !LETTER_OR_DIGIT.test(key[k] as string))) {
+      // Surrogate halves of astral letters are kept (they are rare in keys).
+      if (c < 0xd800 || c > 0xdfff) {
+        flush();
+        continue;
+      }
     }
     if (isUpper && word) {
       const prev = word.charCodeAt(word.length - 1);
@@ -146,21 +91,64 @@ export function keyWords(key: string): string[] {
   return words;
 }
 
-/** True when the value under this key must be hidden whatever it is. */
-export function isSecretKeyName(key: string): boolean {
-  if (key.length > 200) return isSecretKeyName(key.slice(0, 200));
-  const words = keyWords(key);
+/** The folded words of a key, or [] when it has none. */
+function foldedWords(key: string): string[] {
+  return keyWords(foldKeyName(key.length > 200 ? key.slice(0, 200) : key));
+}
+
+function secretIn(words: string[]): boolean {
   if (words.length === 0) return false;
-  if (words.length === 1 && SOLE_SECRET_KEYS.has(words[0] as string)) return true;
+  if (SOLE_SECRET_KEYS.has(words.join(""))) return true;
   const last = words.length - 1;
   let found = false;
-  for (let k = 0; k < words.length; k++) {
-    const word = words[k] as string;
-    const pair = k < last ? `${word} ${words[k + 1]}` : undefined;
-    const endsAt = pair !== undefined && SECRET_PAIRS.has(pair) ? k + 1 : SECRET_WORDS.has(word) || SECRET_STEMS.some((s) => word.includes(s)) ? k : -1;
-    if (endsAt === -1) continue;
+  const found_at = (endsAt: number) => {
     if (endsAt === last) return true;
     found = true;
+    return false;
+  };
+  // Secret words, alone or spelled across consecutive words.
+  for (let i = 0; i <= last; i++) {
+    let joined = "";
+    for (let j = i; j <= last && joined.length < MAX_TERM; j++) {
+      joined += words[j] as string;
+      if (SECRET_WORDS.has(joined) && found_at(j)) return true;
+    }
+  }
+  // Stems: inside one word, or starting at a word and running across the next ones.
+  const joined = words.join("");
+  const wordOf: number[] = [];
+  const wordStart = new Set<number>();
+  words.forEach((w, k) => {
+    wordStart.add(wordOf.length);
+    for (let c = 0; c < w.length; c++) wordOf.push(k);
+  });
+  for (const stem of SECRET_STEMS) {
+    for (let at = joined.indexOf(stem); at !== -1; at = joined.indexOf(stem, at + 1)) {
+      const endWord = wordOf[at + stem.length - 1] as number;
+      if (wordOf[at] !== endWord && !wordStart.has(at)) continue;
+      if (found_at(endWord)) return true;
+    }
   }
   return found && !DESCRIPTIVE_LAST_WORDS.has(words[last] as string);
+}
+
+// Keys repeat (every row of a table has the same ones): answers are cached,
+// and the cache starts over when it is full.
+const CACHE_LIMIT = 10_000;
+const answers = new Map<string, boolean>();
+
+/** True when the value under this key must be hidden whatever it is. */
+export function isSecretKeyName(key: string): boolean {
+  let answer = answers.get(key);
+  if (answer === undefined) {
+    answer = secretIn(foldedWords(key));
+    if (answers.size >= CACHE_LIMIT) answers.clear();
+    answers.set(key, answer);
+  }
+  return answer;
+}
+
+/** True when a boolean under this secret key may stay visible (see BOOLEAN_VISIBLE_KEYS). */
+export function keepsBooleanValue(key: string): boolean {
+  return BOOLEAN_VISIBLE_KEYS.has(foldedWords(key).join(""));
 }

@@ -2,15 +2,21 @@
 // pure function: used by recordReview (inside its transaction, on locked,
 // current rows) and by the pages, to explain why there are no buttons.
 import type { ErrorCode } from "../errors";
+import { personKeys, requesterKey } from "../identity/requester-key";
 
-type ApprovalFacts = {
+/** Who asked for a request: `requested_by` as sent, and its key (lib/identity) as stored at ingestion. */
+export type RequesterFacts = {
+  requestedBy: string | null;
+  requesterKey: string | null;
+};
+
+type ApprovalFacts = RequesterFacts & {
   status: string;
   expiresAt: Date;
-  requestedBy: string | null;
   requiredRoles: string; // JSON array
 };
 
-type ReviewerFacts = {
+export type ReviewerFacts = {
   id: string;
   email: string;
   disabledAt: Date | null;
@@ -27,12 +33,17 @@ export function requiredRolesOf(json: string): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 }
 
-/** The requester, matched on email case-insensitively or on a linked identity. */
-export function isRequester(requestedBy: string | null, reviewer: NonNullable<ReviewerFacts>): boolean {
-  if (!requestedBy) return false;
-  const who = requestedBy.trim().toLowerCase();
-  if (who === reviewer.email.toLowerCase()) return true;
-  return reviewer.identities.some((i) => i.email?.toLowerCase() === who || i.subject.toLowerCase() === who);
+/**
+ * The requester (CONTRACT §6.3, §19): the request's requester key equals the
+ * key of the reviewer's email, or of a linked identity's email or subject.
+ * The key is also recomputed from `requested_by`, so a key stored by an older
+ * version (or not yet backfilled) cannot let a requester through.
+ */
+export function isRequester(approval: RequesterFacts, reviewer: Pick<NonNullable<ReviewerFacts>, "email" | "identities">): boolean {
+  const keys = [approval.requesterKey, approval.requestedBy === null ? null : requesterKey(approval.requestedBy)];
+  if (keys.every((k) => k === null)) return false;
+  const mine = personKeys(reviewer);
+  return keys.some((k) => k !== null && mine.includes(k));
 }
 
 export function eligibility(
@@ -44,7 +55,7 @@ export function eligibility(
   if (!reviewer || reviewer.disabledAt) return { ok: false, code: "forbidden", message: "your account cannot review" };
   if (approval.status !== "pending") return { ok: false, code: "already-decided", message: `this request is already ${approval.status}` };
   if (approval.expiresAt.getTime() <= now.getTime()) return { ok: false, code: "expired", message: "this request has expired" };
-  if (isRequester(approval.requestedBy, reviewer)) {
+  if (isRequester(approval, reviewer)) {
     return { ok: false, code: "self-review", message: "you requested this call, so you cannot review it" };
   }
   const required = requiredRolesOf(approval.requiredRoles);

@@ -1,9 +1,12 @@
 // Everything the decision page shows about one request, for one viewer, with
 // the viewer's eligibility computed by the same rules recordReview enforces.
+// null when there is no such request or the viewer may not see it (§19): the
+// page answers both with the same 404.
 import "server-only";
 import { db } from "../db/client";
 import { effectiveStatus, parseDecidedBy } from "../approvals/present";
 import { eligibility, requiredRolesOf } from "./eligibility";
+import { digestVisibleTo, VIEWER_SELECT, visibleTo } from "./visibility";
 
 export async function getReviewView(approvalId: string, viewerId: string) {
   const a = await db().approval.findUnique({
@@ -14,10 +17,9 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     },
   });
   if (!a) return null;
-  const viewer = await db().user.findUnique({
-    where: { id: viewerId },
-    select: { id: true, email: true, disabledAt: true, roles: { select: { role: true } }, identities: { select: { email: true, subject: true } } },
-  });
+  const viewer = await db().user.findUnique({ where: { id: viewerId }, select: VIEWER_SELECT });
+  if (!visibleTo(viewer, a)) return null;
+  const showDigest = digestVisibleTo(viewer, a);
   const now = new Date();
   const verdict = eligibility(a, viewer, a.reviews, now);
   return {
@@ -30,7 +32,9 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     callId: a.callId,
     requestedBy: a.requestedBy,
     summary: a.summary,
-    argsDigest: a.argsDigest,
+    /** null when hidden from this viewer: see digestVisibleTo(). */
+    argsDigest: showDigest ? a.argsDigest : null,
+    digestHidden: !showDigest,
     redactedArgs: JSON.parse(a.redactedArgs) as unknown,
     policy: { name: a.policyName, roles: requiredRolesOf(a.requiredRoles), quorum: a.quorum, ttlSeconds: a.ttlSeconds },
     status: effectiveStatus(a, now),

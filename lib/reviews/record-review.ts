@@ -16,6 +16,7 @@ import { newId } from "../ids";
 import { emitLocalChange, announceChange } from "../approvals/changes";
 import { finalizeApproval } from "../approvals/finalize";
 import { eligibility } from "./eligibility";
+import { visibleTo } from "./visibility";
 
 export const reviewInputSchema = z
   .object({
@@ -73,6 +74,8 @@ export async function recordReview(reviewerId: string, input: ReviewInput): Prom
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
       select: { reviewerId: true, reviewerEmail: true, decision: true },
     });
+    // Someone who may not see the request learns nothing about it, not even its roles (§19).
+    if (reviewer && !reviewer.disabledAt && !visibleTo(reviewer, approval)) throw new AppError("not-found");
     const verdict = eligibility(approval, reviewer, previous, now);
     if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
 

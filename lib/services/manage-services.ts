@@ -12,12 +12,13 @@ import { newId, newToken } from "../ids";
 import { generateWebhookSecret } from "../webhooks/standard-webhooks";
 import { callbackUrlSchema, slugSchema } from "./schemas";
 import { PURPOSE } from "./service-secrets";
+import { callbackTargetPolicy, checkCallbackUrlOnSave } from "../callbacks/callback-target";
 
 export type CreatedService = { slug: string; webhook_secret: string; api_token: string; callback_secret: string };
 
 export async function createService(input: { slug: string; callbackUrl?: string | null }, actor: Actor): Promise<CreatedService> {
   const slug = slugSchema.parse(input.slug);
-  const callbackUrl = input.callbackUrl ? callbackUrlSchema.parse(input.callbackUrl) : null;
+  const callbackUrl = input.callbackUrl ? await allowedCallbackUrl(callbackUrlSchema.parse(input.callbackUrl)) : null;
   const webhookSecret = generateWebhookSecret();
   const callbackSecret = generateWebhookSecret();
   const apiToken = newToken("cs_tok_");
@@ -84,13 +85,20 @@ export async function disableService(slugInput: string, actor: Actor): Promise<{
   });
 }
 
+/** Refuses a callback URL callbacks may not reach (lib/callbacks/callback-target.ts), saying why. */
+async function allowedCallbackUrl(url: string): Promise<string> {
+  const refused = await checkCallbackUrlOnSave(url, callbackTargetPolicy());
+  if (refused) throw new AppError("invalid-request", `Callback URL refused: ${refused.message}.`);
+  return url;
+}
+
 /** Sets or clears the callback URL (CONTRACT §5). Deliveries not yet made go to the new URL. */
 export async function updateCallbackUrl(
   input: { slug: string; callbackUrl: string | null },
   actor: Actor,
 ): Promise<{ slug: string; callback_url: string | null }> {
   const slug = slugSchema.parse(input.slug);
-  const callbackUrl = input.callbackUrl ? callbackUrlSchema.parse(input.callbackUrl) : null;
+  const callbackUrl = input.callbackUrl ? await allowedCallbackUrl(callbackUrlSchema.parse(input.callbackUrl)) : null;
   return inTransaction(async (tx) => {
     await appendAuditEvent(tx, {
       type: "service.updated",

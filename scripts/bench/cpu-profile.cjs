@@ -1,5 +1,5 @@
 // Preloaded by `npm run bench -- --profile` through NODE_OPTIONS=--require
-// (Node refuses --cpu-prof there): in the `next start` process only, starts
+// (Node refuses --cpu-prof there): in the app server process only, starts
 // V8's sampling profiler and writes a .cpuprofile to BENCH_PROFILE_DIR when
 // the process is told to stop or exits. SIGUSR2 ends a segment: the profile
 // so far is written as NN-<label>.cpuprofile, the label read from the file
@@ -11,7 +11,10 @@ const { mkdirSync, readFileSync, writeFileSync } = require("node:fs");
 const { join } = require("node:path");
 
 const dir = process.env.BENCH_PROFILE_DIR;
-const isNextStart = /next\/dist\/bin\/next$/.test(process.argv[1] ?? "") && process.argv.includes("start");
+// The app server: scripts/server/serve.mjs (what `npm start` runs), or a plain `next start`.
+const isNextStart =
+  /scripts\/server\/serve\.mjs$/.test(process.argv[1] ?? "") ||
+  (/next\/dist\/bin\/next$/.test(process.argv[1] ?? "") && process.argv.includes("start"));
 
 if (dir && isNextStart) {
   const session = new Session();

@@ -23,6 +23,7 @@ import { generateSecrets } from "@/lib/local-secrets";
 import { db, Prisma } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { newId } from "@/lib/ids";
+import { requesterKey } from "@/lib/identity/requester-key";
 import { argsDigest, canonicalJson } from "@/lib/digest/args-digest";
 import { eventHash, type ChainedEvent } from "@/lib/audit/chain";
 import { auditDataSchema } from "@/lib/audit/events";
@@ -159,7 +160,7 @@ function realisticEvent(slug: string) {
       call_id: `call_${randomUUID()}`,
       tool,
       arguments: args,
-      requested_by: `agent:${slug}`,
+      requested_by: `agent-${slug}@example.com`,
       effects: pick(EFFECTS),
       summary: `${tool} for ${email()}: ${prose(randomInt(10, 160))}`,
       environment: pick(["production", "staging"]),
@@ -230,6 +231,7 @@ async function queueSeed(total: number, reset: boolean) {
       effects: data.effects,
       environment: data.environment,
       requestedBy: data.requested_by,
+      requesterKey: requesterKey(data.requested_by),
       summary: redactor.redactText(data.summary),
       argsDigest: argsDigest(data.arguments),
       redactedArgs: JSON.stringify(redactor.redactValue(data.arguments).value),
@@ -255,10 +257,10 @@ async function queueSeed(total: number, reset: boolean) {
       bytes += p.redactedArgs.length;
       const createdAt = now - randomInt(30 * 60 * 1000);
       return Prisma.sql`(${newId("apr")}, ${p.serviceId}, ${`run_${randomUUID()}`}, ${`call_${randomUUID()}`}, ${p.tool}, ${p.effects},
-        ${p.environment ?? null}, ${p.requestedBy ?? null}, ${p.summary}, ${p.argsDigest}, ${p.redactedArgs}, ${p.policyName},
+        ${p.environment ?? null}, ${p.requestedBy ?? null}, ${p.requesterKey}, ${p.summary}, ${p.argsDigest}, ${p.redactedArgs}, ${p.policyName},
         ${p.requiredRoles}, ${p.quorum}, ${p.ttlSeconds}, 'pending', 0, ${new Date(createdAt)}, ${new Date(createdAt + p.ttlSeconds * 1000)}, '[]')`;
     });
-    await db().$executeRaw`INSERT INTO approvals (id, service_id, run_id, call_id, tool, effects, environment, requested_by, summary,
+    await db().$executeRaw`INSERT INTO approvals (id, service_id, run_id, call_id, tool, effects, environment, requested_by, requester_key, summary,
       args_digest, redacted_args, policy_name, required_roles, quorum, ttl_seconds, status, approve_count, created_at, expires_at, decided_by)
       VALUES ${Prisma.join(rows)}`;
     added += n;

@@ -44,10 +44,13 @@ describe("Python client (live, sqlite)", () => {
 
     expect(exitCode, stderr).toBe(0);
     expect(outcome).toMatchObject({ status: "approved", decision: "approved", decided_by: [reviewer.email], second_consume: "already-consumed" });
-    // Python's RFC 8785 digest equals ours and the server's.
+    // Python's salted RFC 8785 digest (CONTRACT §19) equals ours and the server's.
     const args = { account: "AC-7", amount: 42, memo: "refund order 1234", nested: { ok: true, n: null } };
-    expect(outcome.local_digest).toBe(argsDigest(args));
-    expect(created.args_digest).toBe(argsDigest(args));
+    const salt = String(created.args_salt);
+    expect(Buffer.from(salt, "base64url")).toHaveLength(32);
+    expect(outcome.local_digest).toBe(argsDigest(args, salt));
+    expect(created.args_digest).toBe(argsDigest(args, salt));
+    expect(created.args_digest).not.toBe(argsDigest(args));
     const receipt = await verifyReceipt(String(outcome.receipt), `${app!.baseUrl}/.well-known/jwks.json`);
     expect(receipt).toMatchObject({ approval_id: created.approval_id, service: svc.slug, decision: "approved" });
   });

@@ -20,6 +20,8 @@ export async function startAppServer(opts: { port: number; env: Record<string, s
   }
   const baseUrl = `http://localhost:${opts.port}`;
   const env: Record<string, string> = {
+    // Test receivers listen on 127.0.0.1: the documented switch for that (a test may pass "0").
+    CALLBACK_ALLOW_LOOPBACK: "1",
     ...opts.env,
     NODE_ENV: "production",
     PORT: String(opts.port),

@@ -1,6 +1,6 @@
 // CONTRACT §2, §3, §10 over real HTTP against the running app, on one
 // database. Every refusal also asserts that nothing new was stored.
-import { randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appFor } from "../helpers/app";
@@ -8,7 +8,10 @@ import type { Provider } from "../helpers/databases";
 import { createDb } from "@/lib/db/client";
 import { argsDigest } from "@/lib/digest/args-digest";
 import { signWebhook, unixNow } from "@/lib/webhooks/standard-webhooks";
-import { CountersignClient } from "@/lib/client";
+import { CountersignClient, decodeReceiptUnverified } from "@/lib/client";
+import { recordReview } from "@/lib/reviews/record-review";
+import { getReviewView } from "@/lib/reviews/get-review-view";
+import { addUser } from "@/lib/users/add-user";
 import { createService, disableService, finishRotation, rotateWebhookSecret } from "@/lib/services/manage-services";
 
 type Sent = { status: number; body: Record<string, unknown>; headers: Headers };
@@ -119,7 +122,8 @@ export function webhookSuite(provider: Provider) {
       const client = new CountersignClient({ baseUrl: base, serviceSlug: svc.slug, webhookSecret: svc.webhook_secret, apiToken: svc.api_token });
       const created = await client.requestApproval({ run_id: `run_${unique()}`, call_id: "c1", tool: "email.send", arguments: { n: 1 } });
       expect(created.status).toBe("pending");
-      expect(created.args_digest).toBe(argsDigest({ n: 1 }));
+      // The client always salts (CONTRACT §19).
+      expect(created.args_digest).toBe(argsDigest({ n: 1 }, created.args_salt));
     });
 
     it("answers a repeated webhook-id with the first answer and stores nothing", async () => {
@@ -310,18 +314,232 @@ export function webhookSuite(provider: Provider) {
       expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThan(0);
     });
 
-    it("writes a webhook.rejected record with a reason code and no payload", async () => {
+    // CONTRACT §19 changed this: refusals are counted per minute, and each
+    // minute's count becomes one webhook.rejected event once the minute is over.
+    it("counts a refusal under its service and reason, and audits the minute's count with no payload", async () => {
+      const { refusalSnapshot, refusalsSince } = await import("../helpers/refusals");
+      const { flushRefusalTallies } = await import("@/lib/audit/refusal-tallies");
       const s = await createService({ slug: `rej-${randomBytes(4).toString("hex")}` }, "cli");
       const marker = `PAYLOAD-${unique()}`;
+      const counted = { kind: "webhook.rejected", subject: s.slug, reason: "invalid-request" };
+      const before = await refusalSnapshot(db, counted);
       const r = await post(JSON.stringify(event(callData({ tool: `${marker} is not a tool name` }))), { slug: s.slug, secret: s.webhook_secret });
       expect(r.status).toBe(422);
-      const rejected = await db.auditEvent.findFirstOrThrow({ where: { type: "webhook.rejected" }, orderBy: { seq: "desc" } });
-      expect(JSON.parse(rejected.data)).toMatchObject({ reason: "invalid-request", status: 422, service: s.slug });
-      expect(rejected.data).not.toContain(marker);
+      await flushRefusalTallies(Date.now() + 120_000); // as if the minute were over
+      const { count, after } = await refusalsSince(db, counted, before);
+      expect(count).toBe(1);
+      expect(after.events).toEqual([{ minute: expect.stringMatching(/:00\.000Z$/), service: s.slug, reason: "invalid-request", status: 422, count: 1 }]);
+      const written = await db.auditEvent.findMany({ where: { seq: { gt: before.head } } });
+      for (const e of written) expect(e.data).not.toContain(marker);
     });
   });
+
+  strictParsingAndSaltSuite(provider);
 }
 
 function isPlainObject(v: unknown): boolean {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * CONTRACT §19 "I-JSON" and "Salted digests" over real HTTP: lossy bodies are
+ * refused and store nothing; `__proto__` is kept; a salt binds the digest and
+ * is never handed back in any answer, audit event, callback or receipt.
+ */
+function strictParsingAndSaltSuite(provider: Provider) {
+  const app = appFor(provider);
+  describe.runIf(app)(`I-JSON and salted digests (${provider})`, () => {
+    const base = app?.baseUrl ?? "";
+    const db = createDb(app?.env.DATABASE_URL ?? "file::memory:");
+    let svc: { slug: string; webhook_secret: string; api_token: string };
+
+    beforeAll(async () => {
+      svc = await createService({ slug: `ij-${randomBytes(4).toString("hex")}` }, "cli");
+      // A callback URL on loopback's discard port: deliveries fail, but the payload is stored to inspect.
+      await db.service.update({ where: { slug: svc.slug }, data: { callbackUrl: "http://127.0.0.1:9/countersign" } });
+    });
+    afterAll(async () => {
+      await db.$disconnect();
+    });
+
+    const salt = () => randomBytes(32).toString("base64url");
+    const jcsDigest = (jcs: string, s?: string) =>
+      `sha256:${createHash("sha256").update(s === undefined ? jcs : `${s}.${jcs}`, "utf8").digest("hex")}`;
+
+    async function post(body: string, id = `msg_${randomUUID()}`): Promise<Sent> {
+      const bytes = Buffer.from(body, "utf8");
+      const signature = signWebhook({ secret: svc.webhook_secret, id, timestamp: unixNow(), body: bytes });
+      const r = await fetch(`${base}/api/v1/webhooks/${svc.slug}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(unixNow()), "webhook-signature": signature },
+        body: bytes,
+      });
+      const text = await r.text();
+      return { status: r.status, body: JSON.parse(text) as Record<string, unknown>, headers: r.headers };
+    }
+    /** A request body whose `arguments` are the given raw JSON text. */
+    const bodyWith = (argsText: string, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        type: "approval.requested",
+        data: { run_id: `run_${randomUUID()}`, call_id: "c1", tool: "payments.pay", arguments: "@ARGS@", ...extra },
+      }).replace('"@ARGS@"', argsText);
+
+    async function stored() {
+      const [approvals, seen, events] = await Promise.all([
+        db.approval.count(),
+        db.seenWebhook.count(),
+        db.auditEvent.count({ where: { type: { not: "webhook.rejected" } } }),
+      ]);
+      return { approvals, seen, events };
+    }
+
+    it("refuses each lossy-parsing class with 422 invalid-request, stores nothing, and echoes no value", async () => {
+      const cases: Array<[string, string]> = [
+        ["duplicate key", '{"amount":10,"to":"AC-1","amount":1000000}'],
+        ["duplicate key, escaped and deep", '{"lines":[{"sku":"x","\\u0073ku":"y"}]}'],
+        ["duplicate __proto__", '{"__proto__":{"a":1},"__proto__":{"b":2}}'],
+        ["integer beyond 2^53-1", '{"amount":9007199254740993}'],
+        ["negative integer beyond", '{"amount":-123456789012345678901234567890}'],
+        ["non-finite", '{"amount":1e400}'],
+        ["precision a double loses", '{"amount":9007199254740993.0}'],
+        ["lone surrogate key", '{"\\ud800SECRETKEY":1}'],
+        ["lone surrogate value", '{"note":"SECRETVALUE\\udfff"}'],
+        ["reversed pair", '{"note":"\\ude00\\ud83d"}'],
+      ];
+      for (const [name, args] of cases) {
+        const before = await stored();
+        const r = await post(bodyWith(args));
+        expect([r.status, r.body.error], name).toEqual([422, "invalid-request"]);
+        const issues = r.body.issues as Array<{ path: string; message: string }>;
+        expect(issues, name).toHaveLength(1);
+        expect(issues[0]!.path, name).toMatch(/^data\.arguments\.#\d/);
+        const text = JSON.stringify(r.body);
+        for (const leak of ["1000000", "9007199254740993", "1e400", "SECRET", "ud800", "123456789"]) expect(text, name).not.toContain(leak);
+        expect(await stored(), name).toEqual(before);
+      }
+      // Duplicates in the envelope too.
+      const dupEnvelope = bodyWith('{"a":1}').replace('"call_id":"c1"', '"call_id":"c1","call_id":"c2"');
+      const r = await post(dupEnvelope);
+      expect([r.status, r.body.issues]).toEqual([422, [{ path: "data.call_id", message: "duplicate object key" }]]);
+    });
+
+    it("keeps __proto__: stored in the redacted copy, digested as the sender digested it", async () => {
+      const s = salt();
+      const argsText = '{"__proto__":{"to":"ana@example.com","role":"admin"},"amount":10}';
+      const clientDigest = argsDigest(JSON.parse(argsText) as Record<string, unknown>, s);
+      expect(clientDigest).toBe(jcsDigest('{"__proto__":{"role":"admin","to":"ana@example.com"},"amount":10}', s));
+      const r = await post(bodyWith(argsText, { args_salt: s, args_digest: clientDigest }));
+      expect(r.status).toBe(201);
+      expect(r.body.args_digest).toBe(clientDigest);
+      const row = await db.approval.findUniqueOrThrow({ where: { id: String(r.body.approval_id) } });
+      expect(row.argsDigest).toBe(clientDigest);
+      const shown = JSON.parse(row.redactedArgs) as Record<string, unknown>;
+      expect(Object.keys(shown)).toEqual(["__proto__", "amount"]);
+      expect(row.redactedArgs).toContain('"role":"admin"');
+      expect(row.redactedArgs).not.toContain("ana@example.com");
+      // Unsalted too: the digest of the arguments without __proto__ is refused as a mismatch.
+      const plain = await post(bodyWith(argsText, { args_digest: argsDigest({ amount: 10 }) }));
+      expect([plain.status, plain.body.error]).toEqual([422, "digest-mismatch"]);
+    });
+
+    it("keeps integers up to 2^53-1 and exact doubles as sent", async () => {
+      const argsText = '{"max":9007199254740991,"min":-9007199254740991,"big":1e21,"tenth":0.1,"tiny":5e-324}';
+      const r = await post(bodyWith(argsText));
+      expect(r.status).toBe(201);
+      const row = await db.approval.findUniqueOrThrow({ where: { id: String(r.body.approval_id) } });
+      expect(JSON.parse(row.redactedArgs)).toEqual({ max: 9007199254740991, min: -9007199254740991, big: 1e21, tenth: 0.1, tiny: 5e-324 });
+      expect(r.body.args_digest).toBe(jcsDigest('{"big":1e+21,"max":9007199254740991,"min":-9007199254740991,"tenth":0.1,"tiny":5e-324}'));
+    });
+
+    it("refuses a malformed args_salt with 422 and the field's path, without echoing it", async () => {
+      const bad = [
+        randomBytes(16).toString("base64"), // padded
+        randomBytes(15).toString("base64url"),
+        randomBytes(65).toString("base64url"),
+        `${randomBytes(32).toString("base64url").slice(0, -1)}+`,
+        "A".repeat(21) + "B", // 16 bytes with non-zero unused bits: not the canonical spelling
+        "",
+      ];
+      for (const s of bad) {
+        const before = await stored();
+        const r = await post(bodyWith('{"a":1}', { args_salt: s }));
+        expect([r.status, r.body.error], s).toEqual([422, "invalid-request"]);
+        expect(r.body.issues, s).toEqual([{ path: "data.args_salt", message: expect.any(String) }]);
+        if (s) expect(JSON.stringify(r.body)).not.toContain(s);
+        expect(await stored()).toEqual(before);
+      }
+    });
+
+    it("binds a salted digest: repeat with another salt is call-reused; consume needs the salted digest", async () => {
+      const s = salt();
+      const args = { account: "AC-1", amount: 10 };
+      const runId = `run_${randomUUID()}`;
+      const data = { run_id: runId, call_id: "c1", tool: "payments.pay", arguments: args, args_salt: s };
+      const event = (d: object) => JSON.stringify({ type: "approval.requested", data: d });
+      const first = await post(event(data));
+      expect(first.status).toBe(201);
+      expect(first.body.args_digest).toBe(argsDigest(args, s));
+      expect(first.body.args_digest).toBe(jcsDigest('{"account":"AC-1","amount":10}', s));
+      expect(first.body.args_digest).not.toBe(argsDigest(args));
+      const row = await db.approval.findUniqueOrThrow({ where: { id: String(first.body.approval_id) } });
+      expect(row.argsSalt).toBe(s);
+
+      // Same call, same tool and arguments: same salt replays, another salt (or none) is another digest.
+      expect(await post(event(data))).toMatchObject({ status: 200, body: first.body });
+      for (const other of [{ ...data, args_salt: salt() }, { ...data, args_salt: undefined }]) {
+        const before = await stored();
+        const r = await post(event(other));
+        expect([r.status, r.body.error]).toEqual([409, "call-reused"]);
+        expect(await stored()).toEqual(before);
+      }
+
+      const reviewer = await addUser({ email: `rev-${randomBytes(4).toString("hex")}@example.com`, roles: ["reviewer"] }, "cli");
+      await recordReview(reviewer.id, { approvalId: row.id, decision: "approve" });
+
+      const cs = new CountersignClient({ baseUrl: base, serviceSlug: svc.slug, webhookSecret: svc.webhook_secret, apiToken: svc.api_token });
+      const binding = { run_id: runId, call_id: "c1", tool: "payments.pay" };
+      for (const wrong of [argsDigest(args), argsDigest(args, salt())]) {
+        const e = await cs.consume(row.id, { ...binding, args_digest: wrong }).catch((x: unknown) => x);
+        expect(e).toMatchObject({ code: "binding-mismatch", status: 409 });
+      }
+      // The executor that knows the salt binds to the arguments it is about to run.
+      const taken = await cs.consume(row.id, { ...binding, arguments: args, args_salt: s });
+      expect(taken.decision).toBe("approved");
+      const { payload } = decodeReceiptUnverified(taken.receipt);
+      expect(payload).toMatchObject({ args_digest: argsDigest(args, s) });
+      expect(Object.keys(payload as object)).not.toContain("args_salt");
+
+      // The salt appears in no answer, audit event, callback payload or page data.
+      const state = await fetch(`${base}/api/v1/approvals/${row.id}`, { headers: { authorization: `Bearer ${svc.api_token}` } });
+      const seen = [JSON.stringify(first.body), await state.text(), JSON.stringify(taken), JSON.stringify(payload)];
+      const events = await db.auditEvent.findMany({ where: { approvalId: row.id } });
+      expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["approval.requested", "approval.decided", "consume.refused", "approval.consumed"]));
+      seen.push(...events.map((e) => e.data));
+      const anyEvent = await db.auditEvent.count({ where: { data: { contains: s } } });
+      expect(anyEvent).toBe(0);
+      const callbacks = await db.callbackDelivery.findMany({ where: { approvalId: row.id } });
+      expect(callbacks).toHaveLength(1);
+      seen.push(...callbacks.map((c) => c.payload));
+      const admin = await addUser({ email: `adm-${randomBytes(4).toString("hex")}@example.com`, roles: ["admin"] }, "cli");
+      const view = await getReviewView(row.id, admin.id);
+      expect(view?.id).toBe(row.id);
+      seen.push(JSON.stringify(view));
+      for (const text of seen) expect(text).not.toContain(s);
+    });
+
+    it("the TypeScript client salts every request and consumes with the salt it remembered", async () => {
+      const cs = new CountersignClient({ baseUrl: base, serviceSlug: svc.slug, webhookSecret: svc.webhook_secret, apiToken: svc.api_token });
+      const call = { run_id: `run_${randomUUID()}`, call_id: "c1", tool: "email.send", arguments: { to: "ops@example.com", n: 1 } };
+      const created = await cs.requestApproval(call);
+      const row = await db.approval.findUniqueOrThrow({ where: { id: created.approval_id } });
+      expect(row.argsSalt).toBe(created.args_salt);
+      expect(created.args_digest).toBe(argsDigest(call.arguments, created.args_salt));
+      // A retry from the same client is a replay, not call-reused.
+      expect(await cs.requestApproval(call)).toEqual(created);
+      const reviewer = await addUser({ email: `rev-${randomBytes(4).toString("hex")}@example.com`, roles: ["reviewer"] }, "cli");
+      await recordReview(reviewer.id, { approvalId: row.id, decision: "deny", reason: "not now" });
+      const taken = await cs.consume(created.approval_id, call);
+      expect(taken.decision).toBe("denied");
+    });
+  });
 }

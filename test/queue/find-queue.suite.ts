@@ -51,7 +51,7 @@ export function queueSuite(provider: Provider, enabled = true) {
       return rows.map((r) => r.id);
     }
 
-    it("puts each pending request in the right section, agreeing with eligibility()", async () => {
+    it("puts each pending request in the right section, agreeing with eligibility(), and shows only what the viewer may see", async () => {
       const service = await f.makeService();
       const slug = service.slug;
       await f.makePolicy({ service: slug, tool: "two.*", roles: ["reviewer"], quorum: 2 });
@@ -63,8 +63,9 @@ export function queueSuite(provider: Provider, enabled = true) {
 
       const viewer = await f.makeUser(["reviewer"]);
       const other = await f.makeUser(["reviewer"]);
+      // requested_by must be an email address (CONTRACT §19): a subject that is one still matches.
       await ctx.db.identity.create({
-        data: { id: newId("idn"), userId: viewer.id, issuer: "https://idp.example.com", subject: "Viewer-Sub-1", email: null },
+        data: { id: newId("idn"), userId: viewer.id, issuer: "https://idp.example.com", subject: "Viewer-Sub-1@idp.example.com", email: null },
       });
 
       const mk = (tool: string, requested_by?: string) => f.makeApproval(service, { tool, ...(requested_by ? { requested_by } : {}) });
@@ -77,11 +78,15 @@ export function queueSuite(provider: Provider, enabled = true) {
       await recordReview(other.id, { approvalId: can.otherVoted.approval_id, decision: "approve" });
       const wait = {
         ownEmail: await mk("mail.send", `  ${viewer.email.toUpperCase()} `),
-        ownIdentity: await mk("mail.send", "viewer-sub-1"),
+        ownIdentity: await mk("mail.send", "viewer-sub-1@idp.example.com"),
+        ownOtherRole: await mk("pay.send", viewer.email),
+        voted: await mk("two.transfer"),
+      };
+      // Requests the viewer holds no role of and did not ask for: not shown to them at all (§19).
+      const hidden = {
         wrongRole: await mk("pay.send"),
         plural: await mk("near.plural"),
         quoted: await mk("near.quoted"),
-        voted: await mk("two.transfer"),
       };
       await recordReview(viewer.id, { approvalId: wait.voted.approval_id, decision: "approve" });
 
@@ -90,6 +95,7 @@ export function queueSuite(provider: Provider, enabled = true) {
       const waitIds = new Set(ids(queue.waiting));
       for (const [name, a] of Object.entries(can)) expect(canIds.has(a.approval_id), `${name} can act`).toBe(true);
       for (const [name, a] of Object.entries(wait)) expect(waitIds.has(a.approval_id), `${name} waiting`).toBe(true);
+      for (const [name, a] of Object.entries(hidden)) expect(canIds.has(a.approval_id) || waitIds.has(a.approval_id), `${name} hidden`).toBe(false);
       expect(queue.canAct!.count).toBe(Object.keys(can).length);
       expect(queue.waiting!.count).toBe(Object.keys(wait).length);
 
@@ -99,18 +105,24 @@ export function queueSuite(provider: Provider, enabled = true) {
       const voted = queue.waiting!.rows.find((r) => r.id === wait.voted.approval_id)!;
       expect(voted).toMatchObject({ myDecision: "approve", approvals: 1, quorum: 2, status: "pending" });
       expect(queue.waiting!.rows.find((r) => r.id === wait.ownEmail.approval_id)!.whyNot).toMatch(/you requested this call/);
-      expect(queue.waiting!.rows.find((r) => r.id === wait.wrongRole.approval_id)!.whyNot).toMatch(/payments/);
+      expect(queue.waiting!.rows.find((r) => r.id === wait.ownOtherRole.approval_id)!.whyNot).toMatch(/you requested this call/);
 
       // The other reviewer: can act on the viewer's own request; has voted on otherVoted.
       const theirs = await q.findQueue(other.id, { service: slug });
       expect(ids(theirs.canAct)).toContain(wait.ownEmail.approval_id);
       expect(ids(theirs.waiting)).toContain(can.otherVoted.approval_id);
 
-      // No role: nothing to act on, everything pending is waiting.
+      // No role: sees nothing (CONTRACT §19).
       const nobody = await f.makeUser([]);
       const none = await q.findQueue(nobody.id, { service: slug });
       expect(none.canAct).toMatchObject({ rows: [], count: 0, next: null });
-      expect(none.waiting!.count).toBe(Object.keys(can).length + Object.keys(wait).length);
+      expect(none.waiting).toMatchObject({ rows: [], count: 0, next: null });
+      // An auditor sees every request, acts on none, and is told why.
+      const auditor = await f.makeUser(["auditor"]);
+      const audited = await q.findQueue(auditor.id, { service: slug });
+      expect(audited.canAct!.count).toBe(0);
+      expect(audited.waiting!.count).toBe(Object.keys(can).length + Object.keys(wait).length + Object.keys(hidden).length);
+      expect(audited.waiting!.rows.find((r) => r.id === hidden.wrongRole.approval_id)!.whyNot).toMatch(/payments/);
 
       // A disabled account can act on nothing.
       await ctx.db.user.update({ where: { id: viewer.id }, data: { disabledAt: new Date() } });
@@ -193,9 +205,12 @@ export function queueSuite(provider: Provider, enabled = true) {
       expect(newest.map((p) => p.length)).toEqual([4, 4, 3]);
       expect(newest.flat()).toEqual(await dbOrder(made, "desc"));
 
-      // The same for a viewer who sees them all as waiting (the requester of none, but no role).
+      // The same for a viewer who sees them all as waiting (an auditor: no reviewing role).
+      const auditor = await f.makeUser(["auditor"]);
+      expect((await allPages(auditor.id, query, "waiting", 5)).flat()).toEqual(await dbOrder(made, "asc"));
+      // Someone with no role sees none of them (CONTRACT §19).
       const roleless = await f.makeUser([]);
-      expect((await allPages(roleless.id, query, "waiting", 5)).flat()).toEqual(await dbOrder(made, "asc"));
+      expect((await allPages(roleless.id, query, "waiting", 5)).flat()).toEqual([]);
 
       // Counts cover every page and stop at the cap.
       const first = await q.findQueue(viewer.id, query, { pageSize: 3 });
@@ -236,7 +251,7 @@ export function queueSuite(provider: Provider, enabled = true) {
       const a = await f.makeApproval(service, { tool: "mail.send" });
       const afterIngest = await q.getQueueVersion();
       expect(afterIngest).toBeGreaterThan(before);
-      expect(await q.findQueueChanges(before, afterIngest)).toEqual({ ids: [a.approval_id], more: false });
+      expect(await q.findQueueChanges(before, afterIngest)).toEqual({ ids: [a.approval_id], more: false, rolesChanged: false });
       await recordReview(reviewer.id, { approvalId: a.approval_id, decision: "approve" });
       const afterReview = await q.getQueueVersion();
       expect((await q.findQueueChanges(afterIngest, afterReview))?.ids).toEqual([a.approval_id]);
@@ -248,15 +263,17 @@ export function queueSuite(provider: Provider, enabled = true) {
       const service = await f.makeService();
       const common = await f.makeUser(["reviewer"]);
       const rare = await f.makeUser(["rare"]);
+      const { requesterKey } = await import("@/lib/identity/requester-key");
       const N = 100_000;
       // One INSERT … SELECT per dialect, in the format Prisma stores dates in.
       if (provider === "sqlite") {
         await ctx.db.$executeRaw`
           WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${N})
-          INSERT INTO approvals (id, service_id, run_id, call_id, tool, effects, requested_by, args_digest, redacted_args,
+          INSERT INTO approvals (id, service_id, run_id, call_id, tool, effects, requested_by, requester_key, args_digest, redacted_args,
                                  policy_name, required_roles, quorum, ttl_seconds, created_at, expires_at)
           SELECT 'apr_bulk' || printf('%06d', i), ${service.auth.id}, 'bulk-' || i, 'c1', 'bulk.op', 'write',
                  CASE WHEN i % 7 = 0 THEN ${common.email} ELSE 'someone@example.com' END,
+                 CASE WHEN i % 7 = 0 THEN ${requesterKey(common.email)} ELSE ${requesterKey("someone@example.com")} END,
                  'sha256:' || printf('%064d', 0), '{}', 'default',
                  CASE WHEN i % 1000 = 0 THEN '["rare"]' ELSE '["reviewer"]' END, 1, 86400,
                  strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now', '-' || (${N} - i) || ' seconds'),
@@ -264,10 +281,11 @@ export function queueSuite(provider: Provider, enabled = true) {
           FROM n`;
       } else {
         await ctx.db.$executeRaw`
-          INSERT INTO approvals (id, service_id, run_id, call_id, tool, effects, requested_by, args_digest, redacted_args,
+          INSERT INTO approvals (id, service_id, run_id, call_id, tool, effects, requested_by, requester_key, args_digest, redacted_args,
                                  policy_name, required_roles, quorum, ttl_seconds, created_at, expires_at)
           SELECT 'apr_bulk' || lpad(i::text, 6, '0'), ${service.auth.id}, 'bulk-' || i, 'c1', 'bulk.op', 'write',
                  CASE WHEN i % 7 = 0 THEN ${common.email} ELSE 'someone@example.com' END,
+                 CASE WHEN i % 7 = 0 THEN ${requesterKey(common.email)} ELSE ${requesterKey("someone@example.com")} END,
                  'sha256:' || repeat('0', 64), '{}', 'default',
                  CASE WHEN i % 1000 = 0 THEN '["rare"]' ELSE '["reviewer"]' END, 1, 86400,
                  (now() AT TIME ZONE 'utc') - make_interval(secs => ${N} - i),

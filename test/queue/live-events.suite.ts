@@ -115,6 +115,23 @@ export function liveEventsSuite(provider: Provider) {
       expect(changed!.at - sentAt).toBeLessThan(2000);
     });
 
+    it("never names a request the viewer may not see (CONTRACT §19)", async () => {
+      const { addUser } = await import("@/lib/users/add-user");
+      const password = randomBytes(12).toString("base64url");
+      const nobody = await addUser({ email: `live-none-${randomBytes(4).toString("hex")}@example.com`, password, roles: [] }, "cli");
+      const hidden = eventStream(await open("", { cookie: await signInWithPassword(base, nobody.email, password) }));
+      const seen = eventStream(await open());
+      const service = await f.makeService();
+      expect(await hidden.waitFor((e) => e.event === "ready", 5000)).toBeDefined();
+      expect(await seen.waitFor((e) => e.event === "ready", 5000)).toBeDefined();
+      const { approval_id: id } = await f.makeApproval(service, { tool: "mail.send" });
+      // The reviewer's stream names it; by then the other stream has had the same change.
+      expect(await seen.waitFor((e) => e.event === "changed" && e.data.includes(id), 5000)).toBeDefined();
+      await new Promise((r) => setTimeout(r, 500));
+      await Promise.all([hidden.close(), seen.close()]);
+      expect(hidden.events.some((e) => e.data.includes(id)), JSON.stringify(hidden.events)).toBe(false);
+    });
+
     it("tells a page rendered at an older version at once (?since=)", async () => {
       const stream = eventStream(await open("?since=0"));
       const changed = await stream.waitFor((e) => e.event === "changed", 3000);

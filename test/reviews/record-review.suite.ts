@@ -74,9 +74,14 @@ export function reviewSuite(provider: Provider, enabled = true) {
       const r = await f.makeUser(["payments"]);
       const a = await f.makeApproval(service, { tool: "pay.send" });
       await revokeRole({ email: r.email, role: "payments" }, "cli");
-      expect(await refusal(recordReview(r.id, { approvalId: a.approval_id, decision: "approve" }))).toBe("not-eligible");
-      const noRole = await f.makeUser(["reviewer"]);
-      expect(await refusal(recordReview(noRole.id, { approvalId: a.approval_id, decision: "approve" }))).toBe("not-eligible");
+      // Without a required role they may no longer see it either (§19): the same answer as an unknown id.
+      expect(await refusal(recordReview(r.id, { approvalId: a.approval_id, decision: "approve" }))).toBe("not-found");
+      const otherRole = await f.makeUser(["reviewer"]);
+      expect(await refusal(recordReview(otherRole.id, { approvalId: a.approval_id, decision: "approve" }))).toBe("not-found");
+      // An auditor sees it but may not decide it.
+      const auditor = await f.makeUser(["auditor"]);
+      expect(await refusal(recordReview(auditor.id, { approvalId: a.approval_id, decision: "approve" }))).toBe("not-eligible");
+      expect(await ctx.db.review.count({ where: { approvalId: a.approval_id } })).toBe(0);
     });
 
     it("refuses reviews after expiry and on decided requests", async () => {

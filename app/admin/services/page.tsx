@@ -39,7 +39,7 @@ function Deliveries({ slug, deliveries }: { slug: string; deliveries: DeliveryVi
             <ol className="mt-1 flex flex-col gap-0.5 pl-2 text-xs" aria-label="Attempts, newest first">
               {d.log.map((a) => (
                 <li key={a.at.toISOString()} data-testid="attempt">
-                  {utc(a.at)} — {a.statusCode !== null ? `HTTP ${a.statusCode}` : "no answer"}
+                  {utc(a.at)} — {a.statusCode !== null ? `HTTP ${a.statusCode}` : a.errorClass === "blocked-target" ? "not sent" : "no answer"}
                   {a.errorClass ? ` (${a.errorClass})` : ""} · {a.durationMs} ms
                 </li>
               ))}

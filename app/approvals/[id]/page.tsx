@@ -2,12 +2,15 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AppHeader } from "@/components/app-header";
 import { CopyButton } from "@/components/copy-button";
+import { DisplayWarning } from "@/components/display-warning";
 import { JsonTree } from "@/components/json-tree";
+import { RevealedText } from "@/components/revealed-text";
 import { ReviewForm } from "@/components/review-form";
 import { StatusBadge } from "@/components/status-badge";
 import { Ago, Countdown } from "@/components/time";
 import { requireUserPage } from "@/lib/auth/guards";
 import { getReviewView } from "@/lib/reviews/get-review-view";
+import { requestDisplay, type TextView } from "@/lib/display/request-display";
 
 export const metadata: Metadata = { title: "Request" };
 export const dynamic = "force-dynamic";
@@ -21,51 +24,69 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
   );
 }
 
+/** A field a service wrote: revealed, isolated, flagged (lib/display). */
+const Shown = ({ value }: { value: TextView | null }) => (value ? <RevealedText value={value} /> : <>—</>);
+
 export default async function ApprovalPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requireUserPage();
   const { id } = await params;
   const v = await getReviewView(id, user.id);
   if (!v) notFound();
+  // Bounded (§19): the first render holds a fixed number of nodes; the warning covers everything.
+  const shown = requestDisplay(v, v.redactedArgs);
 
   return (
     <>
       <AppHeader user={user} />
       <main className="mx-auto flex max-w-3xl flex-col gap-5 p-4">
+        <DisplayWarning warnings={shown.warnings} />
         <div className="flex flex-wrap items-center gap-3">
-          <h1 className="break-all font-mono text-2xl font-semibold">{v.tool}</h1>
+          <h1 className="break-all font-mono text-2xl font-semibold">
+            <Shown value={shown.fields.tool} />
+          </h1>
           <StatusBadge status={v.status} />
           {v.effects === "destructive" && <span className="rounded bg-red-700 px-2 py-0.5 text-sm text-white">destructive</span>}
         </div>
 
         <dl className="flex flex-col gap-1 rounded border border-slate-200 bg-white p-4">
-          <Field label="Service">{v.service}</Field>
-          <Field label="Environment">{v.environment ?? "—"}</Field>
+          <Field label="Service"><Shown value={shown.fields.service} /></Field>
+          <Field label="Environment"><Shown value={shown.fields.environment} /></Field>
           <Field label="Effects">{v.effects}</Field>
-          <Field label="Run">{v.runId}</Field>
-          <Field label="Call">{v.callId}</Field>
-          <Field label="Requested by">{v.requestedBy ?? "—"}</Field>
+          <Field label="Run"><Shown value={shown.fields.runId} /></Field>
+          <Field label="Call"><Shown value={shown.fields.callId} /></Field>
+          <Field label="Requested by"><Shown value={shown.fields.requestedBy} /></Field>
           <Field label="Requested"><Ago at={v.createdAt.toISOString()} /></Field>
           <Field label="Expires">{v.status === "pending" ? <Countdown until={v.expiresAt.toISOString()} /> : v.expiresAt.toISOString()}</Field>
         </dl>
 
-        {v.summary && (
-          <section aria-labelledby="summary-h" className="rounded border border-amber-300 bg-amber-50 p-4">
-            <h2 id="summary-h" className="mb-1 text-sm font-semibold">Summary written by the agent (untrusted)</h2>
-            <p className="whitespace-pre-wrap break-words">{v.summary}</p>
+        {shown.fields.summary && (
+          // Agent-written: boxed, labelled and scrolled inside its own box, so
+          // no line of it can pass for the page's own text.
+          <section aria-labelledby="summary-h" className="rounded border-2 border-dashed border-amber-500 bg-amber-50 p-4" data-testid="summary">
+            <h2 id="summary-h" className="mb-1 text-sm font-semibold">Summary written by the agent (untrusted: not checked by Countersign)</h2>
+            <div className="max-h-60 overflow-auto whitespace-pre-wrap break-words border-l-4 border-amber-400 bg-white/60 pl-3 font-serif italic">
+              <RevealedText value={shown.fields.summary} />
+            </div>
           </section>
         )}
 
         <section aria-labelledby="digest-h" className="rounded border border-slate-200 bg-white p-4">
           <div className="mb-1 flex items-center justify-between">
             <h2 id="digest-h" className="text-sm font-semibold">Argument digest</h2>
-            <CopyButton text={v.argsDigest} label="Copy digest" />
+            {v.argsDigest && <CopyButton text={v.argsDigest} label="Copy digest" />}
           </div>
-          <p className="break-all font-mono text-sm" data-testid="args-digest">{v.argsDigest}</p>
+          {v.argsDigest ? (
+            <p className="break-all font-mono text-sm" data-testid="args-digest">{v.argsDigest}</p>
+          ) : (
+            <p className="text-sm text-slate-600" data-testid="args-digest-hidden">
+              Hidden: these arguments hold redacted values and were not salted, so their digest could reveal them. Only reviewers who may decide this request, and admins, see it.
+            </p>
+          )}
         </section>
 
         <section aria-labelledby="args-h" className="rounded border border-slate-200 bg-white p-4">
           <h2 id="args-h" className="mb-2 text-sm font-semibold">Arguments (secrets and personal data redacted)</h2>
-          <JsonTree value={v.redactedArgs} />
+          <JsonTree approvalId={v.id} root={shown.args} />
         </section>
 
         <section aria-labelledby="policy-h" className="rounded border border-slate-200 bg-white p-4">

@@ -2,13 +2,24 @@
 // in waitForChange(null, …) (woken at once by changes made in this process,
 // by PostgreSQL NOTIFY from other instances, or by its poll), then reads the
 // queue version (one primary-key read) and fans real changes out to the
-// subscribed streams. A hundred open pages cost one small query per wake-up.
+// subscribed streams. A hundred open pages cost one small query per wake-up,
+// plus one for the changed requests' visibility facts, which each stream
+// filters by with visibleTo() (CONTRACT §19: no ids of requests one may not see).
 import "server-only";
 import { waitForChange } from "@/lib/approvals/changes";
 import { findQueueChanges, getQueueVersion } from "@/lib/approvals/find-queue";
 import { errorFields, log } from "@/lib/log";
+import { loadVisibilityFacts, type VisibilityFacts } from "@/lib/reviews/visibility";
 
-export type QueueChange = { version: number; ids: string[]; more: boolean };
+export type QueueChange = {
+  version: number;
+  ids: string[];
+  more: boolean;
+  /** Someone's roles changed: streams re-read their viewer before filtering. */
+  rolesChanged: boolean;
+  /** visibleTo() facts of `ids` (a request deleted meanwhile has none: shown to nobody). */
+  facts: Map<string, VisibilityFacts>;
+};
 type Listener = (change: QueueChange) => void;
 
 type Watch = { listeners: Set<Listener>; running: boolean; stop?: AbortController };
@@ -31,7 +42,8 @@ async function run(): Promise<void> {
       const change = await findQueueChanges(seen, now);
       seen = now;
       if (!change) continue;
-      for (const listener of [...watch.listeners]) listener({ version: now, ...change });
+      const facts = await loadVisibilityFacts(change.ids);
+      for (const listener of [...watch.listeners]) listener({ version: now, ...change, facts });
     }
   } catch (e) {
     log.warn("queue watcher failed; retrying", errorFields(e));

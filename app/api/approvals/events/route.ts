@@ -1,7 +1,9 @@
 // Live queue updates as Server-Sent Events, for signed-in reviewers only.
 // The session is checked here (never left to middleware) and again on every
 // heartbeat, so a signed-out or disabled account's stream ends within one.
-// Events carry ids and a version number, nothing else:
+// Events carry ids and a version number, nothing else, and only ids of requests
+// the viewer may see (lib/reviews/visibility.ts); a change to nothing they see
+// is not sent:
 //   event: ready    data: {"version":N}
 //   event: changed  data: {"version":N,"ids":["apr_…"],"more":false}
 // `?since=N` (the version the page was rendered at) makes the stream report
@@ -12,7 +14,8 @@ import { sessionUser } from "@/lib/auth/sessions";
 import { getQueueVersion } from "@/lib/approvals/find-queue";
 import { json } from "@/lib/http/respond";
 import { errorFields, log } from "@/lib/log";
-import { subscribeQueueChanges } from "./queue-watch";
+import { loadViewer, visibleTo, type Viewer } from "@/lib/reviews/visibility";
+import { subscribeQueueChanges, type QueueChange } from "./queue-watch";
 import { shutdownSignal } from "@/lib/shutdown";
 import { loggedRoute } from "@/lib/http/logged-route";
 
@@ -24,6 +27,7 @@ const sinceSchema = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 async function streamQueueEvents(req: Request): Promise<Response> {
   const user = await getCurrentUser();
   if (!user) return json({ error: "unauthorized" }, 401);
+  let viewer: Viewer | null = await loadViewer(user.id);
   const sinceParam = new URL(req.url).searchParams.get("since");
   const since = sinceParam === null ? undefined : sinceSchema.safeParse(sinceParam).data;
 
@@ -42,7 +46,23 @@ async function streamQueueEvents(req: Request): Promise<Response> {
       };
       const event = (name: string, data: unknown) => send(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
 
-      const unsubscribe = subscribeQueueChanges((change) => event("changed", change));
+      const report = (change: QueueChange) => {
+        const ids = change.ids.filter((id) => {
+          const facts = change.facts.get(id);
+          return facts !== undefined && visibleTo(viewer, facts);
+        });
+        if (ids.length > 0 || change.more || change.rolesChanged) event("changed", { version: change.version, ids, more: change.more });
+      };
+      let pending = Promise.resolve();
+      const unsubscribe = subscribeQueueChanges((change) => {
+        // In order; a role change is applied before the ids it may hide or reveal are filtered.
+        pending = pending
+          .then(async () => {
+            if (change.rolesChanged) viewer = await loadViewer(user.id);
+            report(change);
+          })
+          .catch(() => end());
+      });
       const heartbeat = setInterval(() => {
         void sessionUser(user.sessionId, user.id)
           .then((still) => (still ? send(": heartbeat\n\n") : end()))

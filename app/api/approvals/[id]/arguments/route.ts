@@ -1,0 +1,23 @@
+// GET /api/approvals/{id}/arguments?path=3.0&from=50[&part=key]: the next page
+// of a request's arguments for the decision page's "Show more" buttons. The
+// session is checked here, then who may see the request (404 as for an unknown
+// id); the answer is display data, already revealed (lib/display).
+import { getCurrentUser } from "@/lib/auth/current-user";
+import { argumentsPage, argumentsQuerySchema } from "@/lib/display/argument-pages";
+import { AppError } from "@/lib/errors";
+import { json } from "@/lib/http/respond";
+import { loggedRoute } from "@/lib/http/logged-route";
+
+export const dynamic = "force-dynamic";
+
+async function getArguments(req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
+  const user = await getCurrentUser();
+  if (!user) return json({ error: "unauthorized" }, 401);
+  const { id } = await params;
+  const query = argumentsQuerySchema.parse(Object.fromEntries(new URL(req.url).searchParams));
+  const page = await argumentsPage(user.id, id, query);
+  if (!page) throw new AppError("not-found");
+  return json(page);
+}
+
+export const GET = loggedRoute("approvals.arguments", getArguments);

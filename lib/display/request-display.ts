@@ -1,0 +1,66 @@
+// Everything a request's page shows that a service wrote, prepared for display
+// (CONTRACT §19): each text field revealed and flagged, the arguments as a
+// bounded tree, and the warning list covering all of it.
+import { firstRender, type BranchView, type Json } from "./bounded-tree";
+import { flagReason, reveal, type RevealMode, type Segment } from "./reveal";
+import { WarningCollector, type Warnings } from "./scan-findings";
+
+export type TextView = { segments: Segment[]; flag: string | null };
+
+export type RequestText = {
+  tool: string;
+  service: string;
+  environment: string | null;
+  runId: string;
+  callId: string;
+  requestedBy: string | null;
+  summary: string | null;
+};
+
+export function textView(s: string, mode: RevealMode = {}): TextView {
+  const r = reveal(s, mode);
+  return { segments: r.segments, flag: flagReason(r.findings) };
+}
+
+const FIELD_LABELS: Array<[keyof RequestText, string]> = [
+  ["tool", "Tool"],
+  ["service", "Service"],
+  ["environment", "Environment"],
+  ["runId", "Run"],
+  ["callId", "Call"],
+  ["requestedBy", "Requested by"],
+  ["summary", "Summary"],
+];
+
+export type RequestDisplay = {
+  fields: { [K in keyof RequestText]: TextView | null };
+  args: BranchView;
+  warnings: Warnings;
+};
+
+export function requestDisplay(text: RequestText, args: unknown): RequestDisplay {
+  const warnings = new WarningCollector();
+  const fields = {} as RequestDisplay["fields"];
+  for (const [name, label] of FIELD_LABELS) {
+    const value = text[name];
+    const mode = name === "summary" ? { multiline: true } : {};
+    fields[name] = value === null ? null : textView(value, mode);
+    warnings.field(label, value, mode);
+  }
+  warnings.args(args as Json);
+  return { fields, args: firstRender(args as Json), warnings: warnings.result() };
+}
+
+/** For a queue row: the row's service-written fields, revealed, and whether any of them is flagged. */
+export function rowDisplay(row: Pick<RequestText, "tool" | "service" | "environment" | "requestedBy" | "summary">) {
+  const view = (s: string | null, mode: RevealMode = {}) => (s === null ? null : textView(s, mode));
+  const fields = {
+    tool: textView(row.tool),
+    service: textView(row.service),
+    environment: view(row.environment),
+    requestedBy: view(row.requestedBy),
+    summary: view(row.summary, { multiline: true }),
+  };
+  const flags = Object.values(fields).flatMap((f) => (f?.flag ? [f.flag] : []));
+  return { fields, flagged: flags.length > 0 };
+}

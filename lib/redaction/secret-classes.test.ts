@@ -1,0 +1,167 @@
+// CONTRACT §19 redaction classes, each with generated variants: random key
+// material of the right shape, separators, case, encodings, split points and
+// nesting. Most of these fail on the redactor before §19 (JWTs, AWS secret
+// keys, Google keys, rk_ keys, Slack webhooks, URL passwords, connection
+// strings, npm/SendGrid/Twilio, dotted cards, lower-case IBANs, IDN emails,
+// every encoding and split).
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { encode, encoding, secretKeyName, secretSample, showsPartOf, splitAt, visible } from "../../test/helpers/secret-samples";
+import { compileRedactor, findSecret } from "./index";
+
+const redactor = compileRedactor([{ name: "employee_id", pattern: "\\bEMP-\\d{5}\\b" }]);
+const RUNS = { numRuns: 400 };
+const SELF_EVIDENT = new Set(["jwt", "google_api_key", "stripe", "slack_webhook", "slack_token", "github_pat", "github_token", "npm", "sendgrid", "twilio_sid", "card_number", "iban", "email"]);
+
+/** Undoes %XX, \uXXXX and &#N; so a half-hidden escaped secret would show. */
+const unescapeAll = (s: string) =>
+  s
+    .replace(/(?:%[0-9A-F]{2})+/gi, (run) => Buffer.from(run.replace(/%/g, ""), "hex").toString("utf8"))
+    .replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+    .replace(/&#(\d+);/g, (_, d: string) => String.fromCodePoint(Number(d)));
+
+const nest = (value: unknown, path: Array<"array" | "object">) =>
+  path.reduceRight<unknown>((inner, kind, k) => (kind === "array" ? ["x", inner] : { [`level${k}`]: inner, other: "plain" }), value);
+const nesting = fc.array(fc.constantFrom<"array" | "object">("array", "object"), { maxLength: 6 });
+
+describe("§19 redaction classes (generated)", () => {
+  it("every class is hidden in free text, and findSecret names it", () => {
+    fc.assert(
+      fc.property(secretSample, (sample) => {
+        const out = visible(redactor.redactText(sample.text));
+        for (const secret of sample.secrets) expect(showsPartOf(out, secret), `${sample.kind}: ${out}`).toBe(false);
+        expect(findSecret(sample.text), sample.kind).not.toBeNull();
+      }),
+      RUNS,
+    );
+  });
+
+  it("every class is hidden at any depth of a JSON value", () => {
+    fc.assert(
+      fc.property(secretSample, nesting, (sample, path) => {
+        const out = JSON.stringify(redactor.redactValue(nest({ note: sample.text }, path)).value);
+        for (const secret of sample.secrets) expect(showsPartOf(visible(out), JSON.stringify(secret).slice(1, -1)), `${sample.kind}: ${out}`).toBe(false);
+      }),
+      RUNS,
+    );
+  });
+
+  it("an encoded secret is hidden: base64, base64url and hex as a whole, escapes exactly", () => {
+    fc.assert(
+      fc.property(secretSample, encoding, fc.boolean(), (sample, how, alone) => {
+        // Alone: the secret without its context, for the classes that need none.
+        const source = alone && SELF_EVIDENT.has(sample.kind) ? sample.whole : sample.text;
+        const encoded = encode(source, how);
+        const out = visible(redactor.redactText(`data ${encoded} end`));
+        if (how === "base64" || how === "base64url" || how === "hex") {
+          expect(out, `${sample.kind} ${how}`).toBe("data \u0000 end");
+        } else {
+          const decoded = unescapeAll(out);
+          for (const secret of sample.secrets) expect(showsPartOf(decoded, secret), `${sample.kind} ${how}: ${decoded}`).toBe(false);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it("a secret split across sibling strings is hidden in every piece", () => {
+    fc.assert(
+      fc.property(secretSample, fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), fc.boolean(), nesting, (sample, cuts, asObject, path) => {
+        // An email cut inside its local part cannot be told from a name next
+        // to an address ({"name": "Ana", "email": "ana@…"}): it is cut at or
+        // after its "@" (siblings.ts).
+        const secret = sample.kind === "email" ? sample.whole.replace(/^[^@＠]*/, "") : sample.whole;
+        const pieces = splitAt(sample.text, secret, cuts);
+        const container = asObject ? Object.fromEntries(pieces.map((p, k) => [`part${k}`, p])) : pieces;
+        const out = redactor.redactValue(nest(container, path)).value;
+        const json = JSON.stringify(out);
+        // No piece shows 6 characters of the secret, nor does the whole.
+        for (const s of sample.secrets) expect(showsPartOf(visible(json), JSON.stringify(s).slice(1, -1)), `${sample.kind}: ${json}`).toBe(false);
+      }),
+      RUNS,
+    );
+  });
+
+  it("secret-named keys are hidden however they are spelled", () => {
+    fc.assert(
+      fc.property(secretKeyName, fc.string({ minLength: 1, maxLength: 20 }), nesting, (key, value, path) => {
+        const marker = `VALUE-${value}`;
+        const out = redactor.redactValue(nest({ [key]: marker, [`${key} note`]: "x" }, path)).value;
+        const json = JSON.stringify(out);
+        expect(json, key).toContain("[redacted:secret_key]");
+        expect(json.includes("VALUE-"), `${JSON.stringify(key)}: ${json}`).toBe(false);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("§19 examples and near misses", () => {
+  const redact = (s: string) => redactor.redactText(s);
+
+  it("names the rule in the tag", () => {
+    expect(redact("postgres://app:s3cr3t@db:5432/x")).toBe("postgres://app:[redacted:url_password]@db:5432/x");
+    expect(redact("Server=db;Password=my secret pass;Encrypt=true")).toBe("Server=db;Password=[redacted:secret_key];Encrypt=true");
+    expect(redact("Driver={x};Uid=u;PWD={a;b};")).toBe("Driver={x};Uid=u;PWD={[redacted:secret_key]};");
+    expect(redact("https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX")).toBe("https://[redacted:slack_webhook]");
+    expect(redact("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc")).toBe("[redacted:jwt]");
+    expect(redact("ana@bücher.de, user@例え。jp")).toBe("[redacted:email], [redacted:email]");
+    expect(redact("Authorization: Basic dXNlcjpwYXNz")).toBe("Authorization: Basic [redacted:basic_auth]");
+    expect(redact('{"password":"hunter2","user":"ana"}')).toBe('{"password":"[redacted:secret_key]","user":"ana"}');
+  });
+
+  it("leaves ordinary text alone", () => {
+    for (const text of [
+      "a basic approach to internationalization",
+      "Note: refund the customer; amount=12.50; currency=EUR",
+      "idempotency_key=7d9f0c2e-6a41-4c55-9b1e-2f2b8f0a9c11",
+      "version 1.2.3 at https://example.com/path?page=2",
+      "sha1 2fd4e1c67a2d28fced849ee1bb76e7391b93eb12 and uuid 123e4567-e89b-12d3-a456-426614174000",
+      "price 1234.5678901234567",
+      "private: true, key: false",
+    ]) {
+      expect(redact(text)).toBe(text);
+    }
+  });
+
+  it("keeps booleans under flag-like secret names, hides other values", () => {
+    expect(redactor.redactValue({ private: true, key: false, pin: "1234", otp: 123456, idempotency_key: "k-1" }).value).toEqual({
+      private: true,
+      key: false,
+      pin: "[redacted:secret_key]",
+      otp: "[redacted:secret_key]",
+      idempotency_key: "k-1",
+    });
+  });
+
+  it("does not hide a neighbour of an email or a key", () => {
+    expect(redactor.redactValue({ name: "Ana", email: "ana@example.com", city: "Berlin" }).value).toEqual({
+      name: "Ana",
+      email: "[redacted:email]",
+      city: "Berlin",
+    });
+    expect(redactor.redactValue(["ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_0123456789abcdefghijklmnopqrstuvwxyz"]).value).toEqual([
+      "[redacted:api_key]",
+      "[redacted:api_key]",
+    ]);
+  });
+
+  it("ids clients generate are never taken for secrets (run_id, call_id are checked with findSecret)", () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.constantFrom("run_", "py-run-", "call-", ""), fc.integer({ min: 1_500_000_000_000, max: 1_900_000_000_000 }), (uuid, prefix, ms) => {
+        expect(findSecret(`${prefix}${uuid}`)).toBeNull();
+        expect(findSecret(`${prefix}${ms}`)).toBeNull();
+        expect(findSecret(`${prefix}${ms}-${uuid.slice(0, 8)}`)).toBeNull();
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("findSecret names a rule without the value, or null", () => {
+    expect(findSecret("run-sk_live_abcdefghijklmnop")).toBe("api_key");
+    expect(findSecret("run-4111111111111111")).toBe("card_number");
+    expect(findSecret("env-de89 3704 0044 0532 0130 00")).toBe("iban");
+    expect(findSecret("run-2026-11-30-7f3a")).toBeNull();
+    expect(findSecret("production")).toBeNull();
+  });
+});

@@ -1,0 +1,119 @@
+// Secrets split across neighbouring strings: {"a": "sk_live_ab", "b": "cd…"},
+// ["ghp_abc", "def…"], a PEM key given as an array of lines. Adjacent
+// sibling strings are scanned once more, joined; a match that spans two or
+// more of them is hidden in each piece it touches, and a match inside one
+// piece that only the neighbours' context reveals ({"a": "password=",
+// "b": "hunter2"}, an AWS key id next to its secret) is hidden too.
+//
+// A joined match is ignored when a piece other than the first already holds
+// a match of its own by the same rule: in {"name": "Ana", "email": "ana@example.com"} the
+// join "Anaana@example.com" is an email only because of the second piece,
+// and "Ana" must stay visible. When the first piece holds one, the match
+// runs on into the following pieces, which are hidden too (not for emails).
+// An unterminated PEM BEGIN always hides the following pieces up to the END
+// line.
+//
+// Bounded: a piece longer than 2 × EDGE joins only its first and last EDGE
+// characters (the joined text is cut between them), so the joined texts are
+// never longer than the pieces, and each piece is scanned on its own at most
+// once more. Joined texts are not decoded: an encoded secret is caught
+// within its own string.
+import type { Scanner, Tagged } from "./scan";
+
+const EDGE = 128;
+const PEM_END = /-----END [^\r\n]{0,80}?-----/g;
+
+type Part = { piece: number; from: number; at: number; length: number };
+
+export function splitSecretRanges(
+  pieces: readonly string[],
+  scanner: Scanner,
+  acrossAlways: ReadonlySet<number>,
+  emailRule: number,
+): Map<number, Tagged[]> {
+  const result = new Map<number, Tagged[]>();
+  const own = new Map<number, Tagged[]>();
+  const ownRanges = (p: number) => {
+    let r = own.get(p);
+    if (!r) own.set(p, (r = scanner.find(pieces[p] as string)));
+    return r;
+  };
+
+  const scanJoined = (text: string, parts: Part[]) => {
+    if (parts.length < 2) return;
+    for (const range of scanner.findPlain(text)) {
+      // Parts are in text order: binary search for the first one the range reaches.
+      let lo = 0;
+      let hi = parts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        const p = parts[mid] as Part;
+        if (p.at + p.length <= range.start) lo = mid + 1;
+        else hi = mid;
+      }
+      const touched: Part[] = [];
+      for (let k = lo; k < parts.length && (parts[k] as Part).at < range.end; k++) touched.push(parts[k] as Part);
+      if (touched.length === 0) continue;
+      const portions = touched.map((p) => ({
+        piece: p.piece,
+        start: p.from + Math.max(0, range.start - p.at),
+        end: p.from + Math.min(p.length, range.end - p.at),
+      }));
+      let accepted = portions;
+      if (portions.length === 1) {
+        // Inside one piece but found only with a neighbour's context (an
+        // AWS key id before its secret, "password=" before its value).
+        const q = portions[0] as (typeof portions)[number];
+        if (ownRanges(q.piece).some((o) => o.rule === range.rule && o.start < q.end && o.end > q.start)) continue;
+      } else if (!acrossAlways.has(range.rule)) {
+        const explained = portions.map((q) => ownRanges(q.piece).some((o) => o.rule === range.rule && o.start < q.end && o.end > q.start));
+        if (explained.some(Boolean)) {
+          // A key whose first piece is long enough to be caught alone runs
+          // on into the next pieces: those are hidden too. An email only
+          // where its domain visibly goes on ("ana@x.xn" + "--p1ai"), not
+          // into "Bob" ("ana@example.com" + "Bob" reads as a longer TLD).
+          if (!explained[0]) continue;
+          accepted = portions.filter((_, k) => !explained[k]);
+          if (range.rule === emailRule && !/^[-.]/.test((pieces[accepted[0]?.piece ?? 0] as string).slice(accepted[0]?.start ?? 0))) continue;
+        }
+      }
+      // A PEM block that runs into a long piece cut short here goes on to
+      // that piece's END line (or its end).
+      const last = accepted[accepted.length - 1];
+      if (last && acrossAlways.has(range.rule) && range.end === text.length) {
+        const piece = pieces[last.piece] as string;
+        PEM_END.lastIndex = last.end;
+        const end = PEM_END.exec(piece);
+        last.end = end ? end.index + end[0].length : piece.length;
+      }
+      for (const q of accepted) {
+        const list = result.get(q.piece) ?? [];
+        list.push({ start: q.start, end: q.end, rule: range.rule });
+        result.set(q.piece, list);
+      }
+    }
+  };
+
+  let text = "";
+  let parts: Part[] = [];
+  const flush = () => {
+    scanJoined(text, parts);
+    text = "";
+    parts = [];
+  };
+  pieces.forEach((piece, index) => {
+    if (piece.length === 0) return;
+    if (piece.length <= 2 * EDGE) {
+      parts.push({ piece: index, from: 0, at: text.length, length: piece.length });
+      text += piece;
+      return;
+    }
+    parts.push({ piece: index, from: 0, at: text.length, length: EDGE });
+    text += piece.slice(0, EDGE);
+    flush();
+    parts.push({ piece: index, from: piece.length - EDGE, at: 0, length: EDGE });
+    text = piece.slice(piece.length - EDGE);
+  });
+  flush();
+  return result;
+}

@@ -1,0 +1,72 @@
+// The HTTP server Countersign runs in (spawned by scripts/start.ts): Next.js's
+// documented custom server (`next({...}).getRequestHandler()`), so that every
+// request carries the client's address as the socket saw it, which Next's own
+// route handlers cannot see. The header is always overwritten: a copy the
+// client sent never survives. Shutdown mirrors `next start`: on SIGTERM or
+// SIGINT stop accepting connections, let requests in flight finish, close
+// Next, exit.
+//
+// Usage: node scripts/server/serve.mjs <port> <trusted-proxy-hops>
+import { createServer } from "node:http";
+import next from "next";
+import { clientAddressFrom } from "./client-address.mjs";
+
+/** Keep in step with lib/http/client-address.ts. */
+const CLIENT_ADDRESS_HEADER = "x-countersign-client-address";
+
+const port = Number(process.argv[2]);
+const hops = Number(process.argv[3] ?? "0");
+if (!Number.isInteger(port) || !Number.isInteger(hops) || hops < 0) {
+  process.stderr.write("usage: serve.mjs <port> <trusted-proxy-hops>\n");
+  process.exit(2);
+}
+
+function stampClientAddress(req) {
+  const address = clientAddressFrom(req.socket.remoteAddress, req.headers["x-forwarded-for"], hops);
+  req.headers[CLIENT_ADDRESS_HEADER] = address;
+  // Next reads req.headers; drop any client-sent copy from the raw list too.
+  const raw = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i].toLowerCase() !== CLIENT_ADDRESS_HEADER) raw.push(req.rawHeaders[i], req.rawHeaders[i + 1]);
+  }
+  raw.push(CLIENT_ADDRESS_HEADER, address);
+  req.rawHeaders.splice(0, req.rawHeaders.length, ...raw);
+}
+
+// As `next start` names its process (tools that look for the server by name find it).
+process.title = "next-server (countersign)";
+
+const app = next({ dev: false, dir: process.cwd(), port });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = createServer((req, res) => {
+  stampClientAddress(req);
+  handle(req, res).catch((err) => {
+    console.error(err);
+    if (!res.headersSent) res.statusCode = 500;
+    res.end();
+  });
+});
+server.on("upgrade", (req, socket) => socket.destroy());
+server.on("error", (err) => {
+  console.error(err);
+  process.exit(1);
+});
+server.listen(port, () => console.log(`countersign: server ready on port ${port}`));
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    // close() waits for requests in flight (Node closes idle keep-alive sockets);
+    // lib/background.ts ends long-polls and streams on the same signal.
+    server.close(() => {
+      void app
+        .close()
+        .catch((err) => console.error(err))
+        .finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+    });
+  });
+}

@@ -1,0 +1,3 @@
+import { callbackTargetSuite } from "./callback-targets.suite";
+
+callbackTargetSuite("postgresql");

@@ -1,0 +1,3 @@
+import { decisionPageSuite } from "./decision-page.suite";
+
+decisionPageSuite("sqlite");

@@ -1,0 +1,3 @@
+import { abuseLimitsSuite } from "./abuse-limits.suite";
+
+abuseLimitsSuite("sqlite");

@@ -1,0 +1,3 @@
+import { secretsNeverStoredSuite } from "./secrets-never-stored.suite";
+
+secretsNeverStoredSuite("sqlite");

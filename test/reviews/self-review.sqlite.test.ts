@@ -1,0 +1,3 @@
+import { selfReviewSuite } from "./self-review.suite";
+
+selfReviewSuite("sqlite");

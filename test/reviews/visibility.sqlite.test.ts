@@ -1,0 +1,3 @@
+import { visibilitySuite } from "./visibility.suite";
+
+visibilitySuite("sqlite");
