@@ -9,7 +9,8 @@ export default function PageError({ error, retry }: { error: unknown; retry: () 
     <main className="mx-auto max-w-md p-6">
       <h1 className="mb-2 text-xl font-semibold">This page could not be loaded</h1>
       <p className="mb-4 text-slate-700">
-        Countersign could not finish loading it, often because its database is briefly unreachable. Try again in a moment: loading a page never changes anything.
+        Countersign could not finish loading it, often because its database is briefly unreachable. Try again in a moment: loading a page never
+        changes anything.
       </p>
       <button type="button" onClick={() => retry()} className="rounded bg-slate-900 px-4 py-2 font-medium text-white">
         Try again

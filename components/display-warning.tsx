@@ -17,13 +17,18 @@ export function DisplayWarning({ warnings }: { warnings: Warnings }) {
   }
   const more = warnings.total - warnings.items.length;
   return (
-    <section role="alert" aria-labelledby="display-warning-h" className="rounded border-2 border-red-700 bg-red-50 p-4 text-red-950" data-testid="display-warning">
+    <section
+      role="alert"
+      aria-labelledby="display-warning-h"
+      className="rounded border-2 border-red-700 bg-red-50 p-4 text-red-950"
+      data-testid="display-warning"
+    >
       <h2 id="display-warning-h" className="font-semibold">
         Check carefully: this request contains hidden, direction-changing or look-alike characters
       </h2>
       <p className="mt-1 text-sm">
-        They are shown below as escapes such as <span className="font-mono">⟨U+202E⟩</span> and marked with ⚠. What runs is the text with these characters, not what it
-        seems to say.
+        They are shown below as escapes such as <span className="font-mono">⟨U+202E⟩</span> and marked with ⚠. What runs is the text with these
+        characters, not what it seems to say.
       </p>
       <ul className="mt-2 list-disc pl-5 text-sm">
         {warnings.items.map((w, i) => (

@@ -11,10 +11,18 @@ import { Segments } from "./revealed-text";
 
 type Props = { approvalId: string; path: number[]; from: number; remaining: number };
 
-async function fetchPage(approvalId: string, path: number[], from: number, keyOf: boolean): Promise<{ children?: NodeView[]; segments?: Segment[]; next: number | null }> {
+async function fetchPage(
+  approvalId: string,
+  path: number[],
+  from: number,
+  keyOf: boolean,
+): Promise<{ children?: NodeView[]; segments?: Segment[]; next: number | null }> {
   const q = new URLSearchParams({ path: path.join("."), from: String(from), ...(keyOf ? { part: "key" } : {}) });
   const res = await fetch(`/api/approvals/${encodeURIComponent(approvalId)}/arguments?${q}`, { cache: "no-store" });
-  if (!res.ok) throw new Error(res.status === 401 ? "Signed out: reload the page." : res.status === 404 ? "No longer available." : `Could not load (${res.status}).`);
+  if (!res.ok)
+    throw new Error(
+      res.status === 401 ? "Signed out: reload the page." : res.status === 404 ? "No longer available." : `Could not load (${res.status}).`,
+    );
   return res.json();
 }
 
@@ -63,7 +71,11 @@ export function MoreChildren({ approvalId, path, from, remaining, kind }: Props 
           >
             {loader.busy ? "Loading…" : "Show more"}
           </button>
-          {loader.error && <span role="alert" className="ml-2 text-red-700">{loader.error}</span>}
+          {loader.error && (
+            <span role="alert" className="ml-2 text-red-700">
+              {loader.error}
+            </span>
+          )}
         </li>
       )}
     </>
@@ -98,7 +110,11 @@ export function MoreText({ approvalId, path, from, remaining, keyOf = false }: P
           >
             {loader.busy ? "Loading…" : "Show more"}
           </button>
-          {loader.error && <span role="alert" className="ml-2 text-red-700">{loader.error}</span>}
+          {loader.error && (
+            <span role="alert" className="ml-2 text-red-700">
+              {loader.error}
+            </span>
+          )}
         </span>
       )}
     </>

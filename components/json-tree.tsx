@@ -46,7 +46,9 @@ export function JsonNode({ node, where, depth }: { node: NodeView; where: Where;
       <details open={depth < 3 && node.children.length > 0}>
         <summary className="cursor-pointer">
           <Key name={node.key} where={where} />
-          <span className="text-slate-500">{node.type === "array" ? `[${node.size.toLocaleString("en-US")}]` : `{${node.size.toLocaleString("en-US")}}`}</span>
+          <span className="text-slate-500">
+            {node.type === "array" ? `[${node.size.toLocaleString("en-US")}]` : `{${node.size.toLocaleString("en-US")}}`}
+          </span>
           <Flag reason={keyFlag(node.key)} />
         </summary>
         <JsonChildren parent={node} where={where} depth={depth} />
@@ -61,7 +63,9 @@ export function JsonChildren({ parent, where, depth }: { parent: Pick<BranchView
   return (
     <ul className="ml-4 border-l border-slate-200 pl-3">
       <JsonNodes nodes={parent.children} where={where} from={0} depth={depth + 1} />
-      {shown < parent.size && <MoreChildren approvalId={where.approvalId} path={where.path} from={shown} remaining={parent.size - shown} kind={parent.type} />}
+      {shown < parent.size && (
+        <MoreChildren approvalId={where.approvalId} path={where.path} from={shown} remaining={parent.size - shown} kind={parent.type} />
+      )}
     </ul>
   );
 }
@@ -80,7 +84,9 @@ export function JsonNodes({ nodes, where, from, depth }: { nodes: readonly NodeV
 export function JsonTree({ approvalId, root }: { approvalId: string; root: BranchView }) {
   return (
     <div className="font-mono text-sm" aria-label="Arguments (redacted)" role="group">
-      <span className="text-slate-500">{root.type === "array" ? `[${root.size.toLocaleString("en-US")}]` : `{${root.size.toLocaleString("en-US")}}`}</span>
+      <span className="text-slate-500">
+        {root.type === "array" ? `[${root.size.toLocaleString("en-US")}]` : `{${root.size.toLocaleString("en-US")}}`}
+      </span>
       <JsonChildren parent={root} where={{ approvalId, path: [] }} depth={0} />
     </div>
   );

@@ -5,7 +5,7 @@ import { StatusBadge } from "@/components/status-badge";
 import { RevealedText } from "@/components/revealed-text";
 import { rowDisplay } from "@/lib/display/request-display";
 import { Ago, Countdown } from "@/components/time";
-import type { QueueRow, QueueSection as Section } from "@/lib/approvals/find-queue";
+import type { QueueRow, QueueSection as Section } from "@/lib/queue/find-queue";
 
 export type SectionKind = "canAct" | "waiting" | "decided";
 
@@ -106,7 +106,10 @@ function QueueItem({ kind, row }: { kind: SectionKind; row: QueueRow }) {
       </p>
       {shown.fields.summary && (
         // Agent-written and untrusted: revealed, quoted and clipped.
-        <p className="line-clamp-2 break-words border-l-2 border-amber-400 pl-2 text-sm italic text-slate-600" title="Summary written by the agent (untrusted)">
+        <p
+          className="line-clamp-2 break-words border-l-2 border-amber-400 pl-2 text-sm italic text-slate-600"
+          title="Summary written by the agent (untrusted)"
+        >
           <RevealedText value={shown.fields.summary} />
         </p>
       )}
@@ -119,7 +122,11 @@ function QueueItem({ kind, row }: { kind: SectionKind; row: QueueRow }) {
         </p>
       ) : (
         <p className="text-sm">
-          {row.decidedBy.length > 0 ? `Decided by ${row.decidedBy.join(", ")}` : row.status === "expired" ? "Expired unreviewed" : "Withdrawn by the service"}
+          {row.decidedBy.length > 0
+            ? `Decided by ${row.decidedBy.join(", ")}`
+            : row.status === "expired"
+              ? "Expired unreviewed"
+              : "Withdrawn by the service"}
           {row.decidedAt && (
             <>
               {" · "}

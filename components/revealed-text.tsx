@@ -11,12 +11,22 @@ export function Segments({ segments }: { segments: readonly Segment[] }) {
         "t" in s ? (
           s.t
         ) : "e" in s ? (
-          <span key={i} className="whitespace-nowrap rounded-sm bg-rose-100 font-mono text-rose-900 outline outline-1 outline-rose-300 [word-break:normal]" title={s.title} data-escape="">
+          <span
+            key={i}
+            className="whitespace-nowrap rounded-sm bg-rose-100 font-mono text-rose-900 outline outline-1 outline-rose-300 [word-break:normal]"
+            title={s.title}
+            data-escape=""
+          >
             {s.e}
           </span>
         ) : (
           // A look-alike letter (a Cyrillic а in a Latin word): the letter itself, marked.
-          <mark key={i} className="rounded-sm bg-yellow-200 text-inherit underline decoration-red-600 decoration-wavy" title={s.title} data-lookalike="">
+          <mark
+            key={i}
+            className="rounded-sm bg-yellow-200 text-inherit underline decoration-red-600 decoration-wavy"
+            title={s.title}
+            data-lookalike=""
+          >
             {s.m}
           </mark>
         ),

@@ -3,9 +3,17 @@
 // this form only asks for a reason before a denial and for a second click on
 // destructive calls, and shows the outcome without a full reload.
 import { useActionState, useState } from "react";
-import { submitReview, type ReviewFormState } from "@/app/approvals/[id]/actions";
 
-export function ReviewForm({ approvalId, destructive }: { approvalId: string; destructive: boolean }) {
+/** What the review action answers (app/approvals/[id]/actions.ts, passed in by the page). */
+export type ReviewFormState = { ok: boolean; message: string; status?: string } | null;
+
+type Props = {
+  approvalId: string;
+  destructive: boolean;
+  submitReview: (prev: ReviewFormState, formData: FormData) => Promise<ReviewFormState>;
+};
+
+export function ReviewForm({ approvalId, destructive, submitReview }: Props) {
   const [state, action, pending] = useActionState<ReviewFormState, FormData>(submitReview, null);
   const [reason, setReason] = useState("");
   const [clientError, setClientError] = useState<string | null>(null);
@@ -58,7 +66,9 @@ export function ReviewForm({ approvalId, destructive }: { approvalId: string; de
           className="rounded border border-slate-300 px-3 py-2 text-base"
           aria-describedby="reason-help"
         />
-        <span id="reason-help" className="text-xs font-normal text-slate-600">Required to deny; optional to approve.</span>
+        <span id="reason-help" className="text-xs font-normal text-slate-600">
+          Required to deny; optional to approve.
+        </span>
       </label>
       {(clientError || (state && !state.ok)) && (
         <p role="alert" className="rounded border border-red-300 bg-red-50 p-2 text-sm text-red-800">

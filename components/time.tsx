@@ -28,7 +28,9 @@ export function Countdown({ until }: { until: string }) {
   return (
     <span>
       <span data-testid="countdown">{left === null ? "…" : left > 0 ? `${formatDuration(left)} left` : "expired"}</span>{" "}
-      <time dateTime={until} className="text-slate-500">({new Date(until).toISOString().replace("T", " ").slice(0, 19)} UTC)</time>
+      <time dateTime={until} className="text-slate-500">
+        ({new Date(until).toISOString().replace("T", " ").slice(0, 19)} UTC)
+      </time>
     </span>
   );
 }
@@ -38,7 +40,9 @@ export function Ago({ at }: { at: string }) {
   return (
     <span>
       {now === null ? "" : `${formatDuration(now - new Date(at).getTime())} ago `}
-      <time dateTime={at} className="text-slate-500">({new Date(at).toISOString().replace("T", " ").slice(0, 19)} UTC)</time>
+      <time dateTime={at} className="text-slate-500">
+        ({new Date(at).toISOString().replace("T", " ").slice(0, 19)} UTC)
+      </time>
     </span>
   );
 }

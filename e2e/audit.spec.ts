@@ -14,7 +14,10 @@ test("an admin sees the chain verify and downloads the export; a reviewer cannot
   await expect(page.getByTestId("chain-state")).toContainText("The hash chain verifies");
   const exported = await page.request.get("/admin/audit/export");
   expect(exported.status()).toBe(200);
-  const lines = (await exported.text()).trim().split("\n").map((l) => JSON.parse(l) as { seq: number; type: string; hash: string });
+  const lines = (await exported.text())
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { seq: number; type: string; hash: string });
   expect(lines.length).toBeGreaterThan(3);
   expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
   expect(lines.some((l) => l.type === "role.granted")).toBe(true);

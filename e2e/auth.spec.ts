@@ -3,9 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { E2E } from "./config";
-import { createUser, signIn, submitSignIn } from "./helpers";
-
-const onSignInPage = /\/signin(\?.*)?$/;
+import { createUser, onSignInPage, signIn, submitSignIn } from "./helpers";
 
 test("credentials sign-in, then sign-out ends the session", async ({ page }) => {
   const user = createUser({ roles: ["reviewer"] });

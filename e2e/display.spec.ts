@@ -18,7 +18,11 @@ const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 test.describe.configure({ timeout: 180_000 });
 
 test("a spoofing attempt shows its hidden characters as escapes, under a warning", async ({ browser }, testInfo) => {
-  const s = adminCli(["service", "add", "--slug", `e2e-spoof-${randomBytes(4).toString("hex")}`]) as { slug: string; webhook_secret: string; api_token: string };
+  const s = adminCli(["service", "add", "--slug", `e2e-spoof-${randomBytes(4).toString("hex")}`]) as {
+    slug: string;
+    webhook_secret: string;
+    api_token: string;
+  };
   const client = new CountersignClient({ baseUrl: E2E.appUrl, serviceSlug: s.slug, webhookSecret: s.webhook_secret, apiToken: s.api_token });
   const { approval_id: id } = await client.requestApproval({
     run_id: `run_${randomUUID()}`,
@@ -91,7 +95,11 @@ test("a spoofing attempt shows its hidden characters as escapes, under a warning
 });
 
 test("a large request shows its first items and loads the rest on demand", async ({ browser }) => {
-  const s = adminCli(["service", "add", "--slug", `e2e-big-${randomBytes(4).toString("hex")}`]) as { slug: string; webhook_secret: string; api_token: string };
+  const s = adminCli(["service", "add", "--slug", `e2e-big-${randomBytes(4).toString("hex")}`]) as {
+    slug: string;
+    webhook_secret: string;
+    api_token: string;
+  };
   const client = new CountersignClient({ baseUrl: E2E.appUrl, serviceSlug: s.slug, webhookSecret: s.webhook_secret, apiToken: s.api_token });
   const { approval_id: id } = await client.requestApproval({
     run_id: `run_${randomUUID()}`,

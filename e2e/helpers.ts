@@ -37,7 +37,9 @@ export function adminCli(args: readonly string[]): unknown {
     return JSON.parse(out);
   } catch (e) {
     const err = e as { status?: number | null; stderr?: string; message: string };
-    throw new Error(`admin CLI ${args.slice(0, 2).join(" ")} failed (exit ${err.status ?? "?"}): ${err.stderr?.trim() || err.message}`);
+    throw new Error(`admin CLI ${args.slice(0, 2).join(" ")} failed (exit ${err.status ?? "?"}): ${err.stderr?.trim() || err.message}`, {
+      cause: e,
+    });
   }
 }
 
@@ -57,9 +59,24 @@ export function createUser({ roles = [] as readonly string[], prefix = "user" } 
   return { email, password };
 }
 
+/** Where an anonymous visitor is sent. */
+export const onSignInPage = /\/signin(\?.*)?$/;
+
+/** A short random tag that keeps names made by one test apart from another's. */
+export const tag = () => randomBytes(4).toString("hex");
+
+type SignInOptions = {
+  /**
+   * Fill the form once the page is hydrated, so it posts as a server action
+   * from script (a native form POST made before hydration is sent with
+   * `Origin: null` under `Referrer-Policy: no-referrer`, and Next refuses it).
+   */
+  hydrated?: boolean;
+};
+
 /** Fills the sign-in form; does not wait for any outcome. */
-export async function submitSignIn(page: Page, user: TestUser): Promise<void> {
-  await page.goto("/signin");
+export async function submitSignIn(page: Page, user: TestUser, { hydrated = false }: SignInOptions = {}): Promise<void> {
+  await page.goto("/signin", hydrated ? { waitUntil: "networkidle" } : undefined);
   await page.getByLabel("Email").fill(user.email);
   await page.getByLabel("Password").fill(user.password);
   // exact: "Sign in with Test IdP" also contains "Sign in".
@@ -67,8 +84,8 @@ export async function submitSignIn(page: Page, user: TestUser): Promise<void> {
 }
 
 /** Signs in with email and password and waits until the approvals page shows the user. */
-export async function signIn(page: Page, user: TestUser): Promise<void> {
-  await submitSignIn(page, user);
+export async function signIn(page: Page, user: TestUser, options: SignInOptions = {}): Promise<void> {
+  await submitSignIn(page, user, options);
   await expect(page).toHaveURL(/\/approvals$/);
   await expect(page.getByTestId("current-user")).toHaveText(user.email);
 }

@@ -71,15 +71,16 @@ const provider = new Provider(issuer.origin, {
 // Requests reach us from loopback only; never trust forwarded headers.
 provider.proxy = false;
 
-const escapeHtml = (s) =>
-  String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+const escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
 function page(res, status, title, body) {
   res.statusCode = status;
   res.setHeader("Content-Type", "text/html; charset=utf-8");
   res.setHeader("Cache-Control", "no-store");
-  res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
-    `<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`);
+  res.end(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+      `<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`,
+  );
 }
 
 async function readForm(req) {
@@ -110,9 +111,7 @@ function loginForm(uid, loginHint) {
 
 async function autoConsent(req, res, details) {
   const { prompt, params, session, grantId } = details;
-  const grant = grantId
-    ? await provider.Grant.find(grantId)
-    : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
+  const grant = grantId ? await provider.Grant.find(grantId) : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
   if (prompt.details.missingOIDCScope) grant.addOIDCScope(prompt.details.missingOIDCScope.join(" "));
   if (prompt.details.missingOIDCClaims) grant.addOIDCClaims(prompt.details.missingOIDCClaims);
   if (prompt.details.missingResourceScopes) {

@@ -2,6 +2,7 @@
 // messages that name the variable. Outside production, missing secrets are
 // generated once into a git-ignored file under the data directory
 // (lib/local-secrets.ts), so `npm start` works on a fresh clone.
+import "server-only";
 import { z } from "zod";
 import { loadOrCreateLocalSecrets, SECRET_NAMES, type SecretName } from "./local-secrets";
 
@@ -14,6 +15,10 @@ const flag = z
   .enum(["0", "1", "true", "false", ""])
   .optional()
   .transform((v) => v === "1" || v === "true");
+
+const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+const logLevelSchema = z.enum(LOG_LEVELS).default("info");
 
 const envSchema = z
   .object({
@@ -33,7 +38,7 @@ const envSchema = z
     AUTH_OIDC_NAME: z.string().min(1).default("Single sign-on"),
     AUTH_OIDC_TRUST_EMAILS: flag,
     POLICY_FILE: z.string().min(1).optional(),
-    LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    LOG_LEVEL: logLevelSchema,
     // Proxies in front of the app that append to X-Forwarded-For; the sign-in
     // limit keys on the address the outermost of them saw (0: the socket's).
     TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
@@ -45,18 +50,12 @@ const envSchema = z
       .optional()
       .transform((v) => (v === undefined || v === "" ? undefined : v === "1" || v === "true")),
     CALLBACK_DENY_PRIVATE: flag,
-    // Bench-only switches (issue: benchmark). Never set in production.
+    // Bench-only routes (app/api/bench/*) answer 404 unless set. Never set in production.
     COUNTERSIGN_BENCH: flag,
-    // Ingest without its audit event, to measure what the chain costs. Needs COUNTERSIGN_BENCH=1.
-    COUNTERSIGN_BENCH_NO_AUDIT: flag,
   })
   .refine((e) => !e.AUTH_OIDC_ISSUER || (e.AUTH_OIDC_ID && e.AUTH_OIDC_SECRET), {
     message: "AUTH_OIDC_ISSUER needs AUTH_OIDC_ID and AUTH_OIDC_SECRET",
     path: ["AUTH_OIDC_ID"],
-  })
-  .refine((e) => !e.COUNTERSIGN_BENCH_NO_AUDIT || e.COUNTERSIGN_BENCH, {
-    message: "COUNTERSIGN_BENCH_NO_AUDIT is a benchmark switch and needs COUNTERSIGN_BENCH=1",
-    path: ["COUNTERSIGN_BENCH_NO_AUDIT"],
   });
 
 export type Env = z.infer<typeof envSchema> & {
@@ -104,4 +103,14 @@ let cached: Env | undefined;
 export function env(): Env {
   cached ??= parseEnv(process.env);
   return cached;
+}
+
+/**
+ * LOG_LEVEL on its own, read as it is now: logging must work where the rest
+ * of the configuration does not validate (a missing secret is itself logged).
+ * A value the schema refuses logs at "info"; start-up (env()) reports it.
+ */
+export function logLevel(): LogLevel {
+  const parsed = logLevelSchema.safeParse(process.env.LOG_LEVEL);
+  return parsed.success ? parsed.data : "info";
 }

@@ -1,6 +1,7 @@
 // Outside production, secrets that the environment does not provide are
 // generated once into <data dir>/secrets.json (mode 0600, git-ignored), so a
 // fresh clone runs with `npm start` and keeps its keys across restarts.
+import "server-only";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,14 +1,13 @@
 // Structured JSON logs on stdout, one line per event. Callers pass ids, codes
 // and counts; never argument values, secrets or request bodies. Strings are
 // JSON-encoded, so a newline in a value cannot forge a log line.
+import { logLevel, type LogLevel as Level } from "./env";
 import { currentRequestId } from "./request-context";
 
-type Level = "debug" | "info" | "warn" | "error";
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 function threshold(): number {
-  const v = process.env.LOG_LEVEL;
-  return ORDER[(v && v in ORDER ? v : "info") as Level];
+  return ORDER[logLevel()];
 }
 
 function write(level: Level, msg: string, fields: Record<string, unknown> = {}) {

@@ -6,7 +6,7 @@
 import { ZodError } from "zod";
 import { AppError, issuesOf } from "@/lib/errors";
 import { ConfigError } from "@/lib/env";
-import { prepareDatabase } from "@/lib/db/prepare";
+import { prepareDatabase } from "@/lib/startup/prepare";
 import { db } from "@/lib/db/client";
 import { CommandOutcome, parseArgs, UsageError, type Command } from "./admin/flags";
 import { coreCommands } from "./admin/core-commands";
@@ -22,7 +22,13 @@ function usage(): string {
 
 function describe(e: unknown): string {
   if (e instanceof UsageError) return `${e.message}\n${usage()}`;
-  if (e instanceof ZodError) return "invalid input: " + issuesOf(e).map((i) => `${i.path || "value"}: ${i.message}`).join("; ");
+  if (e instanceof ZodError)
+    return (
+      "invalid input: " +
+      issuesOf(e)
+        .map((i) => `${i.path || "value"}: ${i.message}`)
+        .join("; ")
+    );
   if (e instanceof AppError) return `${e.code}: ${e.message}`;
   if (e instanceof ConfigError) return e.message;
   return `unexpected error: ${e instanceof Error ? e.message : String(e)}`;
@@ -50,7 +56,10 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`error: ${describe(e)}\n`);
     return e instanceof UsageError ? 64 : 1;
   } finally {
-    if (!command?.offline) await db().$disconnect().catch(() => undefined);
+    if (!command?.offline)
+      await db()
+        .$disconnect()
+        .catch(() => undefined);
   }
 }
 

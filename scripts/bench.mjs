@@ -10,16 +10,16 @@
 // absolute numbers on a shared 2-core machine are noise.
 //
 // Phases, in order:
-//   1. app A (the product as shipped) and app B (the same build with
-//      COUNTERSIGN_BENCH_NO_AUDIT=1: ingestion skips its audit event) on one
-//      fresh database; set-up through the domain functions (scripts/bench/helper.ts)
+//   1. the app (the product as shipped) on a fresh database; set-up through
+//      the domain functions (scripts/bench/helper.ts)
 //   2. A: warm-up, idle memory, the trivial route, signed webhook ingest,
 //      consume at 16 concurrent executors, memory after the load
-//   3. ingest on A and on B in alternating rounds (A B B A …): audit cost
+//   (3. was "ingest with the audit chain ÷ without", dropped: it needed a
+//      switch inside the ingestion transaction; see docs/performance.md)
 //   4. Playwright: an open /approvals page, webhooks sent one at a time,
 //      accepted (201) → the row is in the page's DOM
 //   5. queue page server time with 100 and with 100,000 pending requests
-//   6. apps stopped; the audit chain seeded to 100,000 events; `audit verify`
+//   6. the app stopped; the audit chain seeded to 100,000 events; `audit verify`
 //
 // Phase 5 also measures the decision page of a 256 KiB request (its server
 // time, its size, and the health check while three render at once;
@@ -36,8 +36,8 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
-import pg from "pg";
 import { renderBench, renderFigures } from "./bench/render.mjs";
+import { createTemporaryDatabase } from "./db/temporary-database.mjs";
 
 const root = process.cwd();
 const argv = process.argv.slice(2);
@@ -57,8 +57,26 @@ const tmp = join(root, "bench", "tmp", runId);
 const profileDir = join(root, "bench", "tmp", "profiles", runId); // kept after the run (git-ignored)
 
 const P = quick
-  ? { noopSeconds: 5, ingestN: 600, consumeN: 800, auditRounds: 4, auditRoundN: 100, liveSamples: 20, pageSamples: 12, queuePending: [100, 100_000], auditEvents: 100_000, connections: 16 }
-  : { noopSeconds: 10, ingestN: 3000, consumeN: 2000, auditRounds: 6, auditRoundN: 300, liveSamples: 20, pageSamples: 30, queuePending: [100, 100_000], auditEvents: 100_000, connections: 16 };
+  ? {
+      noopSeconds: 5,
+      ingestN: 600,
+      consumeN: 800,
+      liveSamples: 20,
+      pageSamples: 12,
+      queuePending: [100, 100_000],
+      auditEvents: 100_000,
+      connections: 16,
+    }
+  : {
+      noopSeconds: 10,
+      ingestN: 3000,
+      consumeN: 2000,
+      liveSamples: 20,
+      pageSamples: 30,
+      queuePending: [100, 100_000],
+      auditEvents: 100_000,
+      connections: 16,
+    };
 
 const cleanups = [];
 function fail(msg) {
@@ -94,7 +112,8 @@ function newestSource() {
     }
   };
   for (const d of ["app", "lib", "components", "prisma"]) if (existsSync(join(root, d))) walk(join(root, d));
-  for (const f of ["next.config.ts", "proxy.ts", "instrumentation.ts", "package.json"]) if (existsSync(join(root, f))) newest = Math.max(newest, statSync(join(root, f)).mtimeMs);
+  for (const f of ["next.config.ts", "proxy.ts", "instrumentation.ts", "package.json"])
+    if (existsSync(join(root, f))) newest = Math.max(newest, statSync(join(root, f)).mtimeMs);
   return newest;
 }
 
@@ -142,23 +161,7 @@ function runHelper(args, env) {
 
 async function freshDatabase() {
   if (provider === "sqlite") return { url: `file:${join(tmp, "bench.db")}`, drop: async () => undefined };
-  const base = process.env.PG_TEST_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-  const name = `cs_bench_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+  return createTemporaryDatabase(process.env.PG_TEST_URL ?? "postgresql://postgres@127.0.0.1:5432/test", "cs_bench_");
 }
 
 // Process tree from /proc: the `next start` process is a grandchild of ours.
@@ -179,7 +182,12 @@ function childrenOf(pid) {
 function descendants(pid) {
   const all = [];
   const stack = [pid];
-  while (stack.length) for (const c of childrenOf(stack.pop())) (all.push(c), stack.push(c));
+  while (stack.length) {
+    for (const c of childrenOf(stack.pop())) {
+      all.push(c);
+      stack.push(c);
+    }
+  }
   return all;
 }
 const cmdline = (pid) => {
@@ -214,7 +222,11 @@ async function withCpu(app, fn) {
   const before = pid ? cpuMs(pid) : null;
   const res = await fn();
   const after = pid ? cpuMs(pid) : null;
-  return { ...res, cpu_ms: before != null && after != null ? after - before : null, cpu_ms_per_request: before != null && after != null && res.total ? round1((after - before) / res.total) : null };
+  return {
+    ...res,
+    cpu_ms: before != null && after != null ? after - before : null,
+    cpu_ms_per_request: before != null && after != null && res.total ? round1((after - before) / res.total) : null,
+  };
 }
 const memoryOf = async (app, gc = false) => {
   try {
@@ -330,7 +342,10 @@ function webhooksFor(setupFile, n, helperEnv) {
 async function signIn(base, email, password) {
   const csrf = await fetch(`${base}/api/auth/csrf`);
   const { csrfToken } = await csrf.json();
-  const jar = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const jar = csrf.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const res = await fetch(`${base}/api/auth/callback/credentials`, {
     method: "POST",
     redirect: "manual",
@@ -365,7 +380,15 @@ async function liveQueue(base, cookie, hooks) {
   const { chromium } = await import("playwright-core");
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-quic",
+    ],
   });
   cleanups.push(() => browser.close());
   try {
@@ -387,7 +410,12 @@ async function liveQueue(base, cookie, hooks) {
       await page.waitForSelector(`[data-approval-id="${approval_id}"]`, { state: "attached", timeout: 20_000 });
       samples.push(performance.now() - accepted);
     }
-    return { samples: samples.map(round1), p50: round1(quantile(samples, 0.5)), p95: round1(quantile(samples, 0.95)), max: round1(Math.max(...samples)) };
+    return {
+      samples: samples.map(round1),
+      p50: round1(quantile(samples, 0.5)),
+      p95: round1(quantile(samples, 0.95)),
+      max: round1(Math.max(...samples)),
+    };
   } finally {
     await browser.close();
   }
@@ -414,11 +442,14 @@ async function main() {
   const helperEnv = { ...env, NODE_ENV: "production" };
 
   // ---- 1. apps and set-up
-  const [portA, portB] = [await freePort(), await freePort()];
+  const portA = await freePort();
   log(`starting app A on ${provider}, port ${portA}${profile ? " (CPU profile)" : ""}…`);
   // Node refuses --cpu-prof in NODE_OPTIONS: a preload starts the profiler in `next start` only.
   const profileEnv = profile
-    ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${join(root, "scripts", "bench", "cpu-profile.cjs")}`.trim(), BENCH_PROFILE_DIR: profileDir }
+    ? {
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${join(root, "scripts", "bench", "cpu-profile.cjs")}`.trim(),
+        BENCH_PROFILE_DIR: profileDir,
+      }
     : {};
   if (profile) mkdirSync(profileDir, { recursive: true });
   const app = await phase("start_a", async () => {
@@ -437,9 +468,6 @@ async function main() {
       await sleep(300);
     };
   }
-  // B migrates nothing (A did) and starts while the set-up runs.
-  log(`starting app B (COUNTERSIGN_BENCH_NO_AUDIT=1), port ${portB}…`);
-  const appB = await startApp("B", portB, { ...env, COUNTERSIGN_BENCH_NO_AUDIT: "1" });
 
   const setupFile = join(tmp, "setup.json");
   let consumes;
@@ -489,42 +517,16 @@ async function main() {
     const settledMemory = await memoryOf(app);
     // Diagnostics only (after the figure is taken): what is still live after a full GC.
     const afterGcMemory = await memoryOf(app, true);
-    return { idle, noop, ingest, consume, loaded, settled, memory: { idle: idleMemory, loaded: loadedMemory, settled: settledMemory, after_gc: afterGcMemory } };
+    return {
+      idle,
+      noop,
+      ingest,
+      consume,
+      loaded,
+      settled,
+      memory: { idle: idleMemory, loaded: loadedMemory, settled: settledMemory, after_gc: afterGcMemory },
+    };
   });
-
-  // ---- 3. audit chain on (A) / off (B), alternating rounds
-  const audit = await phase("audit_on_off", async () => {
-    await appB.ready;
-    const n = P.auditRounds * 2 * P.auditRoundN;
-    log(`audit on/off: ${P.auditRounds} rounds of ${P.auditRoundN} webhooks on A and on B (A B B A …)`);
-    const { list } = webhooksFor(setupFile, n + 200, helperEnv);
-    // B's warm-up, as long as A's was (JIT and caches settle in the first few hundred requests).
-    await cannon({ url: `${appB.baseUrl}/api/bench/noop`, connections: 4, duration: 1 });
-    await cannon({ url: appB.baseUrl, connections: 4, amount: 200 }, list.slice(0, 200));
-    const on = { total: 0, seconds: 0, non2xx: 0, errors: 0, cpu_ms: 0 };
-    const off = { total: 0, seconds: 0, non2xx: 0, errors: 0, cpu_ms: 0 };
-    let next = 200;
-    for (let r = 0; r < P.auditRounds; r++) {
-      const order = r % 2 === 0 ? [[app, on], [appB, off]] : [[appB, off], [app, on]];
-      for (const [target, acc] of order) {
-        const slice = list.slice(next, next + P.auditRoundN);
-        const res = await withCpu(target, () => cannon({ url: target.baseUrl, connections: P.connections, amount: P.auditRoundN, timeout: 30 }, slice));
-        next += P.auditRoundN;
-        acc.total += res.total;
-        acc.seconds += res.seconds;
-        acc.non2xx += res.non2xx;
-        acc.errors += res.errors;
-        acc.cpu_ms += res.cpu_ms ?? 0;
-      }
-    }
-    await profileMark("audit-on-off");
-    on.rps = on.total / on.seconds;
-    off.rps = off.total / off.seconds;
-    on.cpu_ms_per_request = round1(on.cpu_ms / on.total);
-    off.cpu_ms_per_request = round1(off.cpu_ms / off.total);
-    return { on, off };
-  });
-  await appB.stop();
 
   // ---- 4. live queue page (Playwright)
   const cookie = await signIn(base, setup.signIn.email, setup.signIn.password);
@@ -610,17 +612,11 @@ async function main() {
       key: "audit_verify_eps",
       figure: `audit verify events/s (${verify.events.toLocaleString("en-US")} events)`,
       value: verify.ok ? verify.events / (verify.ms / 1000) : null,
-      detail: verify.ok ? `${verify.events.toLocaleString("en-US")} in ${(verify.ms / 1000).toFixed(2)} s (median of 3: ${verify.runs_ms.map((ms) => (ms / 1000).toFixed(2)).join(", ")} s)` : `chain broken: ${verify.reason}`,
+      detail: verify.ok
+        ? `${verify.events.toLocaleString("en-US")} in ${(verify.ms / 1000).toFixed(2)} s (median of 3: ${verify.runs_ms.map((ms) => (ms / 1000).toFixed(2)).join(", ")} s)`
+        : `chain broken: ${verify.reason}`,
       target: "≥ 50,000",
       met: (v) => v >= 50_000,
-    },
-    {
-      key: "audit_on_off_ratio",
-      figure: "Ingest throughput with audit chain ÷ without",
-      value: ratio(audit.on.rps, audit.off.rps),
-      detail: `${audit.on.rps.toFixed(0)} ÷ ${audit.off.rps.toFixed(0)} req/s`,
-      target: "≥ 0.8",
-      met: (v) => v >= 0.8,
     },
     {
       key: "rss_ratio",
@@ -637,18 +633,22 @@ async function main() {
   ].map((f) => ({ ...f, met: f.value == null ? null : f.met(f.value) }));
 
   const fmt = (v, unit = "") => (v == null ? "—" : (v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2)) + unit);
-  const failed = [ingest, consume, audit.on, audit.off].some((r) => r.non2xx || r.errors);
+  const failed = [ingest, consume].some((r) => r.non2xx || r.errors);
   const lines = [
     `### Countersign bench — ${provider}${quick ? " (quick)" : ""}, ${new Date().toISOString()}`,
     "",
     "| Figure | Value | Detail | Target | Met? |",
     "|---|---|---|---|---|",
-    ...figures.map((f) => `| ${f.figure} | ${fmt(f.value, f.unit)} | ${f.detail} | ${f.target} | ${f.met == null ? "not measured" : f.met ? "yes" : "**no**"} |`),
+    ...figures.map(
+      (f) => `| ${f.figure} | ${fmt(f.value, f.unit)} | ${f.detail} | ${f.target} | ${f.met == null ? "not measured" : f.met ? "yes" : "**no**"} |`,
+    ),
     "",
-    `Requests: trivial ${noop.total} (non-2xx ${noop.non2xx}, errors ${noop.errors}); ingest ${ingest.total} (non-2xx ${ingest.non2xx}, errors ${ingest.errors}, mean body ${hookStats.mean_body_bytes} B); consume ${consume.total} (non-2xx ${consume.non2xx}, errors ${consume.errors}); audit on/off ${audit.on.total}/${audit.off.total} (non-2xx ${audit.on.non2xx + audit.off.non2xx}).`,
-    `App CPU ms per request: trivial ${noop.cpu_ms_per_request}, ingest ${ingest.cpu_ms_per_request}, consume ${consume.cpu_ms_per_request}, ingest with/without audit ${audit.on.cpu_ms_per_request}/${audit.off.cpu_ms_per_request}. V8 heap used/total MiB idle ${memory.idle?.heapUsed}/${memory.idle?.heapTotal}, 2 s after load ${memory.loaded?.heapUsed}/${memory.loaded?.heapTotal}, 15 s after ${memory.settled?.heapUsed}/${memory.settled?.heapTotal}, after a forced full GC ${memory.after_gc?.heapUsed}/${memory.after_gc?.heapTotal} (RSS ${memory.after_gc?.rss}).`,
+    `Requests: trivial ${noop.total} (non-2xx ${noop.non2xx}, errors ${noop.errors}); ingest ${ingest.total} (non-2xx ${ingest.non2xx}, errors ${ingest.errors}, mean body ${hookStats.mean_body_bytes} B); consume ${consume.total} (non-2xx ${consume.non2xx}, errors ${consume.errors}).`,
+    `App CPU ms per request: trivial ${noop.cpu_ms_per_request}, ingest ${ingest.cpu_ms_per_request}, consume ${consume.cpu_ms_per_request}. V8 heap used/total MiB idle ${memory.idle?.heapUsed}/${memory.idle?.heapTotal}, 2 s after load ${memory.loaded?.heapUsed}/${memory.loaded?.heapTotal}, 15 s after ${memory.settled?.heapUsed}/${memory.settled?.heapTotal}, after a forced full GC ${memory.after_gc?.heapUsed}/${memory.after_gc?.heapTotal} (RSS ${memory.after_gc?.rss}).`,
     `Latency p50/p99 ms: trivial ${noop.p50}/${noop.p99}; ingest ${ingest.p50}/${ingest.p99}; consume ${consume.p50}/${consume.p99}. Queue page median/p95 ms: ${q100.median}/${q100.p95} at ${q100.pending} pending, ${qBig.median}/${qBig.p95} at ${qBig.pending.toLocaleString("en-US")}. Live rows seen with ${live.pending} pending.`,
-    `Phases (s): ${Object.entries(phases).map(([k, v]) => `${k} ${v}`).join(", ")}; total ${((performance.now() - started) / 1000).toFixed(0)}.`,
+    `Phases (s): ${Object.entries(phases)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}; total ${((performance.now() - started) / 1000).toFixed(0)}.`,
   ];
   if (failed) lines.push("", "**Warning:** some measured requests failed; the ratios above include them.");
   process.stdout.write(lines.join("\n") + "\n");
@@ -674,13 +674,26 @@ async function main() {
     phases_seconds: phases,
     table: lines.join("\n"),
     figures: figures.map(({ key, figure, value, detail, target, met }) => ({ key, figure, value, detail, target, met })),
-    raw: { noop, ingest, consume, webhook_bodies: hookStats, rss_kib: { idle, loaded, settled }, memory_mib: memory, audit_on_off: audit, live, queue_page: queue, render, audit: { seeded, verify } },
+    raw: {
+      noop,
+      ingest,
+      consume,
+      webhook_bodies: hookStats,
+      rss_kib: { idle, loaded, settled },
+      memory_mib: memory,
+      live,
+      queue_page: queue,
+      render,
+      audit: { seeded, verify },
+    },
   };
   writeFileSync(resultFile, JSON.stringify(day, null, 2) + "\n");
   log(`wrote ${resultFile}`);
   if (profile) {
     for (const seg of ["ingest", "consume"]) {
-      const r = spawnSync(process.execPath, [join(root, "scripts", "bench", "profile-summary.mjs"), profileDir, "--segment", seg, "--top", "15"], { encoding: "utf8" });
+      const r = spawnSync(process.execPath, [join(root, "scripts", "bench", "profile-summary.mjs"), profileDir, "--segment", seg, "--top", "15"], {
+        encoding: "utf8",
+      });
       process.stderr.write(r.stdout + r.stderr);
     }
     log(`profiles: ${profileDir} (node scripts/bench/profile-summary.mjs <dir> --segment NAME --match TEXT)`);
@@ -703,7 +716,9 @@ async function renderOnlyRun(app, helperEnv, build) {
     "",
     "| Figure | Value | Detail | Target | Met? |",
     "|---|---|---|---|---|",
-    ...figures.map((f) => `| ${f.figure} | ${fmt(f.value, f.unit)} | ${f.detail} | ${f.target} | ${f.met == null ? "not measured" : f.met ? "yes" : "**no**"} |`),
+    ...figures.map(
+      (f) => `| ${f.figure} | ${fmt(f.value, f.unit)} | ${f.detail} | ${f.target} | ${f.met == null ? "not measured" : f.met ? "yes" : "**no**"} |`,
+    ),
   ].join("\n");
   process.stdout.write(table + "\n");
   const resultFile = join(root, "bench", "results", `${new Date().toISOString().slice(0, 10)}.json`);
@@ -713,7 +728,15 @@ async function renderOnlyRun(app, helperEnv, build) {
   } catch {
     // first run of the day
   }
-  day[`${provider}-render`] = { at: new Date().toISOString(), provider, node: process.version, build, table, figures: figures.map(({ key, figure, value, detail, target, met }) => ({ key, figure, value, detail, target, met })), raw: render };
+  day[`${provider}-render`] = {
+    at: new Date().toISOString(),
+    provider,
+    node: process.version,
+    build,
+    table,
+    figures: figures.map(({ key, figure, value, detail, target, met }) => ({ key, figure, value, detail, target, met })),
+    raw: render,
+  };
   writeFileSync(resultFile, JSON.stringify(day, null, 2) + "\n");
   log(`wrote ${resultFile}`);
 }

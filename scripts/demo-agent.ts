@@ -16,14 +16,26 @@ const demoFile = z.object({ service: z.object({ slug: z.string(), webhook_secret
 function config() {
   const e = process.env;
   if (e.COUNTERSIGN_SLUG && e.COUNTERSIGN_WEBHOOK_SECRET && e.COUNTERSIGN_API_TOKEN) {
-    return { baseUrl: e.COUNTERSIGN_URL ?? "http://localhost:3000", slug: e.COUNTERSIGN_SLUG, secret: e.COUNTERSIGN_WEBHOOK_SECRET, token: e.COUNTERSIGN_API_TOKEN };
+    return {
+      baseUrl: e.COUNTERSIGN_URL ?? "http://localhost:3000",
+      slug: e.COUNTERSIGN_SLUG,
+      secret: e.COUNTERSIGN_WEBHOOK_SECRET,
+      token: e.COUNTERSIGN_API_TOKEN,
+    };
   }
   const path = join(e.COUNTERSIGN_DATA_DIR ?? "./data", "demo-credentials.json");
   try {
     const { service } = demoFile.parse(JSON.parse(readFileSync(path, "utf8")));
-    return { baseUrl: e.COUNTERSIGN_URL ?? `http://localhost:${e.PORT ?? 3000}`, slug: service.slug, secret: service.webhook_secret, token: service.api_token };
+    return {
+      baseUrl: e.COUNTERSIGN_URL ?? `http://localhost:${e.PORT ?? 3000}`,
+      slug: service.slug,
+      secret: service.webhook_secret,
+      token: service.api_token,
+    };
   } catch {
-    throw new Error(`no credentials: set COUNTERSIGN_SLUG, COUNTERSIGN_WEBHOOK_SECRET and COUNTERSIGN_API_TOKEN, or run npm start once to create ${path}`);
+    throw new Error(
+      `no credentials: set COUNTERSIGN_SLUG, COUNTERSIGN_WEBHOOK_SECRET and COUNTERSIGN_API_TOKEN, or run npm start once to create ${path}`,
+    );
   }
 }
 
@@ -32,8 +44,20 @@ async function main() {
   const client = new CountersignClient({ baseUrl: c.baseUrl, serviceSlug: c.slug, webhookSecret: c.secret, apiToken: c.token });
   const run = `agent-run-${randomUUID().slice(0, 8)}`;
   const calls = [
-    { call_id: "c1", tool: "payments.pay", effects: "destructive" as const, summary: "Pay invoice INV-2026-118", arguments: { invoice: "INV-2026-118", amount: 480, iban: "DE89370400440532013000" } },
-    { call_id: "c2", tool: "email.send", effects: "write" as const, summary: "Send the payment confirmation", arguments: { to: "ap@example.com", subject: "Paid INV-2026-118" } },
+    {
+      call_id: "c1",
+      tool: "payments.pay",
+      effects: "destructive" as const,
+      summary: "Pay invoice INV-2026-118",
+      arguments: { invoice: "INV-2026-118", amount: 480, iban: "DE89370400440532013000" },
+    },
+    {
+      call_id: "c2",
+      tool: "email.send",
+      effects: "write" as const,
+      summary: "Send the payment confirmation",
+      arguments: { to: "ap@example.com", subject: "Paid INV-2026-118" },
+    },
   ];
   for (const call of calls) {
     const created = await client.requestApproval({ run_id: run, requested_by: "agent@example.com", environment: "demo", ...call });

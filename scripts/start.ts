@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError, env } from "@/lib/env";
 import { loadOrCreateLocalSecrets, SECRET_NAMES } from "@/lib/local-secrets";
-import { prepareDatabase } from "@/lib/db/prepare";
+import { prepareDatabase } from "@/lib/startup/prepare";
 import { db } from "@/lib/db/client";
 import { DEMO_USERS, databaseIsEmpty, seedDemo, sendDemoRequests } from "@/lib/demo/seed";
 import type { CreatedService } from "@/lib/services/manage-services";

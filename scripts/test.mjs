@@ -1,7 +1,9 @@
-// `npm test`: every test, in order: type check, a production build (the
-// integration tests run against it), Vitest (unit, and integration over real
-// HTTP on real SQLite, and PostgreSQL when PG_TEST_URL is set), then
-// Playwright in Debian's Chromium against the built app.
+// `npm test`: every test, in order: lint (including the layer rules in
+// eslint.config.mjs) and the format check first, as they are the quickest to
+// fail; then type check, a production build (the integration tests run
+// against it), Vitest (unit, and integration over real HTTP on real SQLite,
+// and PostgreSQL when PG_TEST_URL is set), then Playwright in Debian's
+// Chromium against the built app. `npm test -- lint format` runs only those.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 
@@ -19,6 +21,8 @@ if (!process.env.PG_TEST_URL) {
 
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 const steps = [
+  ["lint", ["node_modules/eslint/bin/eslint.js", "--max-warnings", "0", "."]],
+  ["format", ["node_modules/prettier/bin/prettier.cjs", "--check", "--log-level", "warn", "."]],
   ["type check", ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]],
   ["build", ["node_modules/next/dist/bin/next", "build"]],
   ["vitest", ["node_modules/vitest/vitest.mjs", "run"]],

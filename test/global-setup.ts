@@ -22,12 +22,24 @@ export default async function setup(project: TestProject) {
   const apps: AppUnderTest[] = [];
   for (const provider of providers()) {
     const db = await freshDatabaseUrl(provider);
-    const env = { ...secrets, DATABASE_URL: db.url, COUNTERSIGN_DATA_DIR: `.tmp/it-${provider}`, AUTH_CREDENTIALS: "1", LOG_LEVEL: "warn", CALLBACK_RETRY_BASE_MS: "300" };
+    const env = {
+      ...secrets,
+      DATABASE_URL: db.url,
+      COUNTERSIGN_DATA_DIR: `.tmp/it-${provider}`,
+      AUTH_CREDENTIALS: "1",
+      LOG_LEVEL: "warn",
+      CALLBACK_RETRY_BASE_MS: "300",
+    };
     const server = await startAppServer({ port: await freePort(), env });
     const second = provider === "postgresql" ? await startAppServer({ port: await freePort(), env }) : null;
     started.push({ server, drop: db.drop });
     if (second) started.unshift({ server: second, drop: async () => undefined });
-    apps.push({ provider, baseUrl: server.baseUrl, secondBaseUrl: second?.baseUrl ?? null, env: { ...secrets, DATABASE_URL: db.url, APP_URL: server.baseUrl } });
+    apps.push({
+      provider,
+      baseUrl: server.baseUrl,
+      secondBaseUrl: second?.baseUrl ?? null,
+      env: { ...secrets, DATABASE_URL: db.url, APP_URL: server.baseUrl },
+    });
   }
   project.provide("apps", apps);
   return async () => {

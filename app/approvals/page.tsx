@@ -4,14 +4,10 @@ import { QueueFilters } from "@/components/queue-filters";
 import { QueueLiveRefresh } from "@/components/queue-live-refresh";
 import { QueueSection } from "@/components/queue-section";
 import { requireUserPage } from "@/lib/auth/guards";
-import {
-  findQueue,
-  getQueueVersion,
-  listQueueServices,
-  parseQueueQuery,
-  type QueueQueryParam,
-  type QueueSection as Section,
-} from "@/lib/approvals/find-queue";
+import { signOutAction } from "@/app/actions/auth";
+import { findQueue, listQueueServices, type QueueSection as Section } from "@/lib/queue/find-queue";
+import { getQueueVersion } from "@/lib/queue/live-feed";
+import { parseQueueQuery, type QueueQueryParam } from "@/lib/queue/query-params";
 
 export const metadata: Metadata = { title: "Approvals" };
 export const dynamic = "force-dynamic";
@@ -44,32 +40,27 @@ export default async function ApprovalsPage({ searchParams }: { searchParams: Pr
 
   return (
     <>
-      <AppHeader user={user} />
+      <AppHeader user={user} signOut={signOutAction} />
       <main className="mx-auto flex max-w-5xl flex-col gap-5 p-4">
         <div className="flex flex-wrap items-center justify-between gap-2">
           <h1 className="text-xl font-semibold">Approvals</h1>
           <QueueLiveRefresh version={version} />
         </div>
         {user.roles.length === 0 && (
-          <p className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">
-            You have no reviewer role yet. Ask an admin to grant you one.
-          </p>
+          <p className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">You have no reviewer role yet. Ask an admin to grant you one.</p>
         )}
         {invalid.length > 0 && (
           <p className="rounded border border-amber-300 bg-amber-50 p-3 text-sm" data-testid="invalid-filters">
             Ignored invalid {invalid.length === 1 ? "value" : "values"} for: {invalid.join(", ")}.
           </p>
         )}
-        <QueueFilters values={{ service: raw.service, tool: raw.tool, effects: raw.effects, status: raw.status, order: raw.order }} services={services} />
+        <QueueFilters
+          values={{ service: raw.service, tool: raw.tool, effects: raw.effects, status: raw.status, order: raw.order }}
+          services={services}
+        />
 
         {queue.canAct && (
-          <QueueSection
-            kind="canAct"
-            title="Needs your review"
-            hint={pendingOrder}
-            section={queue.canAct}
-            {...paging("act", queue.canAct)}
-          />
+          <QueueSection kind="canAct" title="Needs your review" hint={pendingOrder} section={queue.canAct} {...paging("act", queue.canAct)} />
         )}
         {queue.waiting && (
           <QueueSection

@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
 import { signInWithOidc, signInWithPassword } from "@/app/actions/auth";
 import { enabledSignInMethods } from "@/lib/auth/nextauth";
-import { getCurrentUser } from "@/lib/auth/current-user";
+import { redirectSignedInPage } from "@/lib/auth/guards";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";
@@ -15,7 +14,7 @@ const ERRORS: Record<string, string> = {
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const params = await searchParams;
-  if (await getCurrentUser()) redirect("/approvals");
+  await redirectSignedInPage();
   const methods = enabledSignInMethods();
   const error = params.error ? (ERRORS[params.error] ?? "Sign-in failed. Try again.") : null;
   const next = params.next ?? "/approvals";
@@ -41,13 +40,17 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           <input type="hidden" name="next" value={next} />
           <label className="flex flex-col gap-1 text-sm font-medium">
             Email
-            <input name="email" type="email" autoComplete="username" required
-              className="rounded border border-slate-300 px-3 py-2 text-base" />
+            <input name="email" type="email" autoComplete="username" required className="rounded border border-slate-300 px-3 py-2 text-base" />
           </label>
           <label className="flex flex-col gap-1 text-sm font-medium">
             Password
-            <input name="password" type="password" autoComplete="current-password" required
-              className="rounded border border-slate-300 px-3 py-2 text-base" />
+            <input
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              className="rounded border border-slate-300 px-3 py-2 text-base"
+            />
           </label>
           <button type="submit" className="rounded bg-blue-700 px-4 py-3 font-medium text-white hover:bg-blue-800">
             Sign in

@@ -1,4 +1,5 @@
-// "This request changed": wakes long-polls (GET ?wait=) and live queue pages.
+// "This request changed": wakes long-polls (GET ?wait=) and the live queue
+// (lib/queue/live-feed.ts waits for any change).
 // In-process listeners are woken directly; other instances sharing
 // PostgreSQL hear it through LISTEN/NOTIFY, sent inside the deciding
 // transaction so it is delivered exactly when the change commits.

@@ -76,7 +76,17 @@ export async function consumeApproval(service: AuthenticatedService, approvalId:
   return result.body!;
 }
 
-type ConsumedRow = { id: string; status: string; runId: string; callId: string; tool: string; argsDigest: string; decidedAt: Date | null; expiresAt: Date; decidedBy: string };
+type ConsumedRow = {
+  id: string;
+  status: string;
+  runId: string;
+  callId: string;
+  tool: string;
+  argsDigest: string;
+  decidedAt: Date | null;
+  expiresAt: Date;
+  decidedBy: string;
+};
 
 /**
  * The receipt and the audit event of a consume, inside its transaction. The

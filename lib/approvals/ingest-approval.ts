@@ -4,7 +4,6 @@
 // transaction. Raw arguments never leave this function.
 import "server-only";
 import { db, type Tx } from "../db/client";
-import { env } from "../env";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
 import { argsDigest } from "../digest/args-digest";
@@ -50,11 +49,7 @@ function isUniqueViolation(e: unknown): boolean {
   return typeof e === "object" && e !== null && "code" in e && (e as { code: unknown }).code === "P2002";
 }
 
-export async function ingestApproval(
-  service: ServiceAuth,
-  webhookId: string,
-  event: ApprovalRequested,
-): Promise<IngestResult> {
+export async function ingestApproval(service: ServiceAuth, webhookId: string, event: ApprovalRequested): Promise<IngestResult> {
   const { data } = event;
   // Salted when the sender salted (§19); the salt is kept for binding only and
   // goes into no answer, audit event, page or log.
@@ -109,9 +104,7 @@ export async function ingestApproval(
       // Live queue pages: other instances hear it on commit (PostgreSQL NOTIFY).
       // Before the audit append, which holds the chain's head until the commit.
       await announceChange(tx, approval.id);
-      // The bench measures what the chain costs with a switch that start-up
-      // refuses unless COUNTERSIGN_BENCH=1 (lib/env.ts). Never off otherwise.
-      if (!env().COUNTERSIGN_BENCH_NO_AUDIT) await appendAuditEvent(tx, {
+      await appendAuditEvent(tx, {
         type: "approval.requested",
         actor: `service:${service.slug}`,
         approvalId: approval.id,

@@ -2,6 +2,7 @@
 // first answer and every idempotent repeat are byte-for-byte the same.
 import { env } from "../env";
 import { APPROVAL_STATUSES, type ApprovalCreated, type ApprovalStatus } from "./schemas";
+import { parseStringList } from "../string-list";
 
 type Row = { id: string; argsDigest: string; expiresAt: Date };
 
@@ -19,10 +20,7 @@ export function approvalCreatedBody(a: Row): ApprovalCreated {
   };
 }
 
-export function parseDecidedBy(json: string): string[] {
-  const v: unknown = JSON.parse(json);
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
-}
+export const parseDecidedBy = parseStringList;
 
 type StateRow = Row & {
   status: string;

@@ -3,6 +3,8 @@
 // Messages name what is expected, never the submitted value.
 import { z } from "zod";
 import { EFFECTS } from "../policies/match-policy";
+// One longest lifetime for a request, whether a policy or the caller (expires_in) sets it.
+import { MAX_TTL_SECONDS } from "../policies/schemas";
 import { ARGS_SALT_PATTERN, isArgsSalt } from "../digest/args-digest";
 import { normalizeEmailAddress } from "../identity/requester-key";
 import { findSecret } from "../redaction";
@@ -17,8 +19,6 @@ export const idSchema = z
 export const toolSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/, "must match ^[A-Za-z0-9_.:-]{1,200}$");
 
 export const argsDigestSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, "must be sha256: followed by 64 lower-case hex digits");
-
-export const MAX_TTL_SECONDS = 30 * 24 * 3600;
 
 /**
  * A JSON object, passed through as parsed. Not z.record: it rebuilds the
@@ -65,8 +65,18 @@ export const approvalRequestedSchema = z.object({
       .optional(),
     effects: z.enum(EFFECTS).default("write"),
     // Free text (newlines allowed), but no NUL: PostgreSQL text cannot hold it.
-    summary: z.string().max(2000).regex(/^[^\u0000]*$/, "must not contain NUL characters").optional(),
-    environment: z.string().min(1).max(100).regex(/^[^\p{C}]+$/u, "must contain only printable characters").superRefine(noSecret).optional(),
+    summary: z
+      .string()
+      .max(2000)
+      .regex(/^[^\u0000]*$/, "must not contain NUL characters")
+      .optional(),
+    environment: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[^\p{C}]+$/u, "must contain only printable characters")
+      .superRefine(noSecret)
+      .optional(),
     expires_in: z.number().int().min(1).max(MAX_TTL_SECONDS).optional(),
   }),
 });
@@ -118,18 +128,3 @@ export const errorBodySchema = z.object({
   error: z.string(),
   issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });
-
-/** Deepest nesting accepted in a webhook body; deeper input is refused before any work. */
-export const MAX_JSON_DEPTH = 64;
-
-/** Iterative depth check, safe on hostile input (no recursion). */
-export function jsonDepthExceeds(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== "object") continue;
-    if (depth > max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return false;
-}

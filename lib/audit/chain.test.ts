@@ -6,10 +6,23 @@ import { canonicalJson } from "../digest/args-digest";
 import { encodeEvent, eventHash, type ChainedEvent } from "./chain";
 
 const generic = (ev: ChainedEvent) =>
-  canonicalJson({ seq: ev.seq, id: ev.id, at: ev.at, type: ev.type, actor: ev.actor, approvalId: ev.approvalId, data: ev.data, prevHash: ev.prevHash });
+  canonicalJson({
+    seq: ev.seq,
+    id: ev.id,
+    at: ev.at,
+    type: ev.type,
+    actor: ev.actor,
+    approvalId: ev.approvalId,
+    data: ev.data,
+    prevHash: ev.prevHash,
+  });
 
 // Any UTF-16 text, lone surrogates included (they must take the generic path and fail there).
-const text = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }));
+const text = fc.oneof(
+  fc.string(),
+  fc.string({ unit: "binary" }),
+  fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }),
+);
 
 const event = fc.record({
   seq: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 }), fc.constant(Number.MAX_SAFE_INTEGER), fc.constant(-0)),
@@ -18,7 +31,10 @@ const event = fc.record({
   type: text,
   actor: text,
   approvalId: fc.option(text, { nil: null }),
-  data: fc.oneof(text, fc.jsonValue().map((v) => JSON.stringify(v) ?? "null")),
+  data: fc.oneof(
+    text,
+    fc.jsonValue().map((v) => JSON.stringify(v) ?? "null"),
+  ),
   prevHash: text,
 });
 

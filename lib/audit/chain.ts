@@ -36,7 +36,15 @@ export function eventHash(auditKey: Buffer | KeyObject, ev: ChainedEvent): strin
 export function encodeEvent(ev: ChainedEvent): string {
   const { seq, id, at, type, actor, approvalId, data, prevHash } = ev;
   if (Number.isSafeInteger(seq)) {
-    const parts = [jsonString(actor), approvalId === null ? "null" : jsonString(approvalId), jsonString(at), jsonString(data), jsonString(id), jsonString(prevHash), jsonString(type)];
+    const parts = [
+      jsonString(actor),
+      approvalId === null ? "null" : jsonString(approvalId),
+      jsonString(at),
+      jsonString(data),
+      jsonString(id),
+      jsonString(prevHash),
+      jsonString(type),
+    ];
     if (!parts.includes(undefined)) {
       const [a, ap, t, d, i, p, ty] = parts;
       return `{"actor":${a},"approvalId":${ap},"at":${t},"data":${d},"id":${i},"prevHash":${p},"seq":${seq},"type":${ty}}`;

@@ -31,7 +31,10 @@ const optionalTime = z
   });
 
 export const auditQuerySchema = z.object({
-  type: z.enum(AUDIT_EVENT_TYPES, "unknown event type").optional().or(z.literal("").transform(() => undefined)),
+  type: z
+    .enum(AUDIT_EVENT_TYPES, "unknown event type")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   actor: optionalText(330),
   approvalId: optionalText(200),
   from: optionalTime,

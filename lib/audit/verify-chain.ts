@@ -18,9 +18,7 @@ import { canonicalJson } from "../digest/args-digest";
 // the per-event cost (`audit verify` checks 100,000 events in about 2 s).
 const BATCH = 10_000;
 
-export type VerifyResult =
-  | { ok: true; events: number; head: string }
-  | { ok: false; events: number; seq: number; reason: string };
+export type VerifyResult = { ok: true; events: number; head: string } | { ok: false; events: number; seq: number; reason: string };
 
 type StoredEvent = ChainedEvent & { hash: string };
 
@@ -126,7 +124,8 @@ export async function verifyChain(options: { checkpoint?: Checkpoint } = {}): Pr
           hash: r[8] as string,
         };
         const broken = (reason: string): VerifyResult => ({ ok: false, events: count, seq: ev.seq, reason });
-        if (ev.seq !== expectedSeq) return { ok: false as const, events: count, seq: expectedSeq, reason: ev.seq > expectedSeq ? "missing-event" : "out-of-order" };
+        if (ev.seq !== expectedSeq)
+          return { ok: false as const, events: count, seq: expectedSeq, reason: ev.seq > expectedSeq ? "missing-event" : "out-of-order" };
         if (ev.prevHash !== prevHash) return broken("prev-hash-mismatch");
         if (eventHash(key, ev) !== ev.hash) return broken("hash-mismatch");
         prevHash = ev.hash;
@@ -136,9 +135,10 @@ export async function verifyChain(options: { checkpoint?: Checkpoint } = {}): Pr
       if (rows.length < BATCH) break;
     }
     const head = (await query(`SELECT seq, hash FROM audit_head WHERE id = 1`))[0];
-    const atCheckpoint = options.checkpoint && options.checkpoint.seq > 0
-      ? ((await query(`SELECT hash FROM audit_events WHERE seq = $1`, [options.checkpoint.seq]))[0]?.[0] as string | undefined)
-      : undefined;
+    const atCheckpoint =
+      options.checkpoint && options.checkpoint.seq > 0
+        ? ((await query(`SELECT hash FROM audit_events WHERE seq = $1`, [options.checkpoint.seq]))[0]?.[0] as string | undefined)
+        : undefined;
     return { count, prevHash, head: head ? { seq: Number(head[0]), hash: head[1] as string } : null, atCheckpoint };
   });
   if ("ok" in scan) return scan;

@@ -131,7 +131,11 @@ function config(): NextAuthConfig {
     // only (its messages and stack traces are not vetted for submitted values).
     logger: {
       error(error) {
-        const fields = { errorClass: error.name, type: "type" in error ? String(error.type) : undefined, code: "code" in error ? String(error.code) : undefined };
+        const fields = {
+          errorClass: error.name,
+          type: "type" in error ? String(error.type) : undefined,
+          code: "code" in error ? String(error.code) : undefined,
+        };
         if (error instanceof CredentialsSignin) log.info("sign-in refused", fields);
         else log.warn("auth error", fields);
       },

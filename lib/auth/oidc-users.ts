@@ -40,9 +40,7 @@ export async function linkOidcIdentity(issuer: string, rawProfile: unknown): Pro
     if (!existing) {
       await appendAuditEvent(tx, { type: "user.created", actor: "system", data: { user: profile.email, issuer } });
     }
-    const user =
-      existing ??
-      (await tx.user.create({ data: { id: newId("usr"), email: profile.email, name: profile.name ?? null } }));
+    const user = existing ?? (await tx.user.create({ data: { id: newId("usr"), email: profile.email, name: profile.name ?? null } }));
     await tx.identity.create({
       data: { id: newId("idn"), userId: user.id, issuer, subject: profile.sub, email: profile.email },
     });

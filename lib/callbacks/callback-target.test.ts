@@ -44,8 +44,7 @@ const ipv4Spelling = (v: V4) => {
     .chain((parts) => fc.constantFrom(parts.join("."), parts.join(".") + "."));
 };
 
-const inRange = (prefix: number[], fill = byte) =>
-  fc.tuple(fill, fill, fill, fill).map((rnd) => [...prefix, ...rnd.slice(prefix.length)] as V4);
+const inRange = (prefix: number[], fill = byte) => fc.tuple(fill, fill, fill, fill).map((rnd) => [...prefix, ...rnd.slice(prefix.length)] as V4);
 
 const blockedV4Production = fc.oneof(
   inRange([169, 254]), // link-local, incl. 169.254.169.254
@@ -64,7 +63,10 @@ const privateV4 = fc.oneof(
   inRange([10]),
   fc.tuple(fc.integer({ min: 16, max: 31 }), byte, byte).map(([b, c, d]) => [172, b, c, d] as V4),
   inRange([192, 168]),
-  fc.tuple(fc.integer({ min: 64, max: 127 }), byte, byte).map(([b, c, d]) => [100, b, c, d] as V4).filter((v) => v.join(".") !== "100.100.100.200"),
+  fc
+    .tuple(fc.integer({ min: 64, max: 127 }), byte, byte)
+    .map(([b, c, d]) => [100, b, c, d] as V4)
+    .filter((v) => v.join(".") !== "100.100.100.200"),
 );
 
 // Addresses in blocks known to be ordinary public unicast (not derived from the code under test).
@@ -113,7 +115,10 @@ const alwaysBlockedV6: fc.Arbitrary<V6> = fc.oneof(
   fc.constant<V6>([0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254]), // AWS metadata over IPv6
 );
 
-const url = (host: string) => fc.tuple(fc.constantFrom("http", "https", "HTTP"), fc.constantFrom("", ":80", ":8080", ":443"), fc.constantFrom("/", "/cb", "/a?b=c")).map(([s, p, path]) => `${s}://${host}${p}${path}`);
+const url = (host: string) =>
+  fc
+    .tuple(fc.constantFrom("http", "https", "HTTP"), fc.constantFrom("", ":80", ":8080", ":443"), fc.constantFrom("/", "/cb", "/a?b=c"))
+    .map(([s, p, path]) => `${s}://${host}${p}${path}`);
 const bracket = (s: string) => `[${s}]`;
 
 function expectBlocked(raw: string, policy: CallbackTargetPolicy) {
@@ -147,15 +152,22 @@ describe("callback targets: blocked addresses in every spelling", () => {
 
   it("refuses blocked IPv4 addresses embedded in IPv6 (mapped, SIIT, compatible, NAT64)", () => {
     fc.assert(
-      fc.property(alwaysBlockedV4.chain(embeddingSpelling).map(bracket).chain(url), fc.constantFrom(...POLICIES), (raw, policy) => expectBlocked(raw, policy)),
+      fc.property(alwaysBlockedV4.chain(embeddingSpelling).map(bracket).chain(url), fc.constantFrom(...POLICIES), (raw, policy) =>
+        expectBlocked(raw, policy),
+      ),
       { numRuns: 2000 },
     );
-    fc.assert(fc.property(inRange([127]).chain(embeddingSpelling).map(bracket).chain(url), (raw) => expectBlocked(raw, PRODUCTION)), { numRuns: 300 });
+    fc.assert(
+      fc.property(inRange([127]).chain(embeddingSpelling).map(bracket).chain(url), (raw) => expectBlocked(raw, PRODUCTION)),
+      { numRuns: 300 },
+    );
   });
 
   it("refuses link-local, multicast, unspecified and metadata IPv6 in every text form", () => {
     fc.assert(
-      fc.property(alwaysBlockedV6.chain(ipv6Spelling).map(bracket).chain(url), fc.constantFrom(...POLICIES), (raw, policy) => expectBlocked(raw, policy)),
+      fc.property(alwaysBlockedV6.chain(ipv6Spelling).map(bracket).chain(url), fc.constantFrom(...POLICIES), (raw, policy) =>
+        expectBlocked(raw, policy),
+      ),
       { numRuns: 2000 },
     );
   });
@@ -170,11 +182,20 @@ describe("callback targets: blocked addresses in every spelling", () => {
   });
 
   it("refuses metadata and localhost names in any case, with or without the FQDN dot", () => {
-    const caseOf = (name: string) => fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((up) => [...name].map((c, i) => (up[i] ? c.toUpperCase() : c)).join(""));
+    const caseOf = (name: string) =>
+      fc
+        .array(fc.boolean(), { minLength: name.length, maxLength: name.length })
+        .map((up) => [...name].map((c, i) => (up[i] ? c.toUpperCase() : c)).join(""));
     const metadata = fc.constantFrom("metadata.google.internal", "metadata", "metadata.goog", "instance-data", "instance-data.ec2.internal");
     const dot = fc.constantFrom("", ".");
-    const metadataUrl = metadata.chain(caseOf).chain((n) => dot.map((d) => n + d)).chain(url);
-    fc.assert(fc.property(metadataUrl, fc.constantFrom(...POLICIES), (raw, policy) => expectBlocked(raw, policy)), { numRuns: 300 });
+    const metadataUrl = metadata
+      .chain(caseOf)
+      .chain((n) => dot.map((d) => n + d))
+      .chain(url);
+    fc.assert(
+      fc.property(metadataUrl, fc.constantFrom(...POLICIES), (raw, policy) => expectBlocked(raw, policy)),
+      { numRuns: 300 },
+    );
     const local = fc.constantFrom("localhost", "api.localhost", "a.b.localhost");
     fc.assert(
       fc.property(local.chain(caseOf), dot, (name, d) => {
@@ -194,14 +215,29 @@ describe("callback targets: blocked addresses in every spelling", () => {
 describe("callback targets: allowed addresses", () => {
   it("accepts public IPv4 and IPv6 in every spelling under every policy", () => {
     fc.assert(
-      fc.property(publicV4.chain((v) => fc.oneof(ipv4Spelling(v), embeddingSpelling(v).filter((s) => s.startsWith("::ffff") || s.startsWith("::FFFF")).map(bracket))).chain(url), fc.constantFrom(...POLICIES), (raw, policy) => expectAccepted(raw, policy)),
+      fc.property(
+        publicV4
+          .chain((v) =>
+            fc.oneof(
+              ipv4Spelling(v),
+              embeddingSpelling(v)
+                .filter((s) => s.startsWith("::ffff") || s.startsWith("::FFFF"))
+                .map(bracket),
+            ),
+          )
+          .chain(url),
+        fc.constantFrom(...POLICIES),
+        (raw, policy) => expectAccepted(raw, policy),
+      ),
       { numRuns: 1000 },
     );
     const publicV6 = fc.oneof(
       fc.tuple(hextet, hextet, hextet, hextet, hextet, hextet).map((r) => [0x2606, 0x4700, ...r]),
       fc.tuple(hextet, hextet, hextet, hextet, hextet, hextet).map((r) => [0x2a00, 0x1450, ...r]),
     );
-    fc.assert(fc.property(publicV6.chain(ipv6Spelling).map(bracket).chain(url), fc.constantFrom(...POLICIES), (raw, policy) => expectAccepted(raw, policy)));
+    fc.assert(
+      fc.property(publicV6.chain(ipv6Spelling).map(bracket).chain(url), fc.constantFrom(...POLICIES), (raw, policy) => expectAccepted(raw, policy)),
+    );
     expectAccepted("https://hooks.example.com/cb", PRODUCTION);
   });
 
@@ -223,7 +259,14 @@ describe("callback targets: allowed addresses", () => {
   });
 
   it("still refuses malformed URLs, other schemes and credentials, as invalid rather than blocked", () => {
-    for (const raw of ["not a url", "ftp://example.com/", "file:///etc/passwd", "https://u:p@example.com/", "http://a..b/", "http://example.com../"]) {
+    for (const raw of [
+      "not a url",
+      "ftp://example.com/",
+      "file:///etc/passwd",
+      "https://u:p@example.com/",
+      "http://a..b/",
+      "http://example.com../",
+    ]) {
       const r = checkCallbackUrlSyntax(raw, LOCAL);
       expect(r.ok ? "accepted" : r.reason, raw).toBe("invalid-url");
     }
@@ -231,21 +274,30 @@ describe("callback targets: allowed addresses", () => {
 });
 
 describe("callback targets: resolved names", () => {
-  const lookupOf = (addresses: string[]) => async (): Promise<ResolvedAddress[]> => addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  const lookupOf = (addresses: string[]) => async (): Promise<ResolvedAddress[]> =>
+    addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
 
   it("refuses a name when any one of its addresses is blocked, and returns exactly the checked addresses otherwise", async () => {
     const blocked = ["169.254.169.254", "fe80::1", "::ffff:169.254.169.254", "127.0.0.1", "fd00:ec2::254", "0.0.0.0", "::"];
     await fc.assert(
-      fc.asyncProperty(fc.array(publicV4.map((v) => v.join(".")), { maxLength: 4 }), fc.constantFrom(...blocked), fc.nat(), async (good, bad, at) => {
-        const mixed = [...good];
-        mixed.splice(at % (good.length + 1), 0, bad);
-        const r = await resolveCallbackTarget("https://rebind.example.com/cb", PRODUCTION, lookupOf(mixed));
-        expect(r.ok ? "accepted" : r.reason).toBe("blocked");
-        if (good.length > 0) {
-          const ok = await resolveCallbackTarget("https://hooks.example.com/cb", PRODUCTION, lookupOf(good));
-          expect(ok.ok && ok.addresses.map((a) => a.address)).toEqual(good);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(
+          publicV4.map((v) => v.join(".")),
+          { maxLength: 4 },
+        ),
+        fc.constantFrom(...blocked),
+        fc.nat(),
+        async (good, bad, at) => {
+          const mixed = [...good];
+          mixed.splice(at % (good.length + 1), 0, bad);
+          const r = await resolveCallbackTarget("https://rebind.example.com/cb", PRODUCTION, lookupOf(mixed));
+          expect(r.ok ? "accepted" : r.reason).toBe("blocked");
+          if (good.length > 0) {
+            const ok = await resolveCallbackTarget("https://hooks.example.com/cb", PRODUCTION, lookupOf(good));
+            expect(ok.ok && ok.addresses.map((a) => a.address)).toEqual(good);
+          }
+        },
+      ),
     );
   });
 
@@ -257,12 +309,18 @@ describe("callback targets: resolved names", () => {
     };
     expect((await resolveCallbackTarget("http://0x7f000001:9/", PRODUCTION, counting)).ok).toBe(false);
     expect((await resolveCallbackTarget("http://metadata.google.internal/", LOCAL, counting)).ok).toBe(false);
-    expect(await resolveCallbackTarget("http://8.8.4.4/", PRODUCTION, counting)).toMatchObject({ ok: true, addresses: [{ address: "8.8.4.4", family: 4 }] });
+    expect(await resolveCallbackTarget("http://8.8.4.4/", PRODUCTION, counting)).toMatchObject({
+      ok: true,
+      addresses: [{ address: "8.8.4.4", family: 4 }],
+    });
     expect(lookups).toBe(0);
   });
 
   it("resolves localhost through the system resolver to loopback, refused in production", async () => {
-    expect(await resolveCallbackTarget("http://localhost./cb", { allowLoopback: false, denyPrivate: false })).toMatchObject({ ok: false, reason: "blocked" });
+    expect(await resolveCallbackTarget("http://localhost./cb", { allowLoopback: false, denyPrivate: false })).toMatchObject({
+      ok: false,
+      reason: "blocked",
+    });
     const local = await resolveCallbackTarget("http://localhost/cb", LOCAL);
     expect(local.ok && local.addresses.every((a) => classifyAddress(a.address) === "loopback")).toBe(true);
   });

@@ -15,22 +15,12 @@ import { env } from "../env";
 
 export type CallbackTargetPolicy = { allowLoopback: boolean; denyPrivate: boolean };
 
-export type AddressClass =
-  | "public"
-  | "private"
-  | "loopback"
-  | "link-local"
-  | "metadata"
-  | "unspecified"
-  | "multicast"
-  | "broadcast"
-  | "reserved";
+export type AddressClass = "public" | "private" | "loopback" | "link-local" | "metadata" | "unspecified" | "multicast" | "broadcast" | "reserved";
 
 export type ResolvedAddress = { address: string; family: 4 | 6 };
 
 export type TargetCheck =
-  | { ok: true; url: URL; hostname: string; addresses: ResolvedAddress[] }
-  | { ok: false; reason: "invalid-url" | "blocked"; message: string };
+  { ok: true; url: URL; hostname: string; addresses: ResolvedAddress[] } | { ok: false; reason: "invalid-url" | "blocked"; message: string };
 
 /** Cloud instance-metadata endpoints that are not already link-local. */
 const METADATA_ADDRESSES = new Set([
@@ -42,13 +32,7 @@ const METADATA_ADDRESSES = new Set([
 ]);
 
 /** Names that reach a metadata service through the platform's own resolver. */
-const METADATA_HOSTNAMES = new Set([
-  "metadata",
-  "metadata.google.internal",
-  "metadata.goog",
-  "instance-data",
-  "instance-data.ec2.internal",
-]);
+const METADATA_HOSTNAMES = new Set(["metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal"]);
 
 const IPV4_CLASSES: Record<string, AddressClass> = {
   unicast: "public",
@@ -216,10 +200,7 @@ export async function checkCallbackUrlOnSave(
   timeoutMs = SAVE_LOOKUP_TIMEOUT_MS,
 ): Promise<Extract<TargetCheck, { ok: false }> | null> {
   const bounded: Lookup = (host) =>
-    Promise.race([
-      lookup(host),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("lookup timed out")), timeoutMs).unref()),
-    ]);
+    Promise.race([lookup(host), new Promise<never>((_, reject) => setTimeout(() => reject(new Error("lookup timed out")), timeoutMs).unref())]);
   let check: TargetCheck;
   try {
     check = await resolveCallbackTarget(raw, policy, bounded);

@@ -125,7 +125,14 @@ async function attemptDelivery(id: string): Promise<void> {
   const gaveUp = !result.ok && at.getTime() - d.createdAt.getTime() > GIVE_UP_AFTER_MS;
   await db().$transaction([
     db().callbackAttempt.create({
-      data: { id: newId("att"), deliveryId: id, at, statusCode: result.statusCode, errorClass: result.errorClass, durationMs: at.getTime() - started },
+      data: {
+        id: newId("att"),
+        deliveryId: id,
+        at,
+        statusCode: result.statusCode,
+        errorClass: result.errorClass,
+        durationMs: at.getTime() - started,
+      },
     }),
     db().callbackDelivery.updateMany({
       where: { id, leaseOwner: WORKER_ID },

@@ -30,14 +30,32 @@ describe("pinnedPost", () => {
   it("connects to the pinned address for a name that no resolver knows, and keeps the Host header", async () => {
     // ".invalid" never resolves (RFC 6761): reaching the server proves no lookup was made.
     const url = new URL(`http://hooks.invalid:${port}/cb?x=1`);
-    const status = await pinnedPost(url, "hooks.invalid", [{ address: "127.0.0.1", family: 4 }], { "content-type": "application/json" }, '{"a":1}', AbortSignal.timeout(5_000));
+    const status = await pinnedPost(
+      url,
+      "hooks.invalid",
+      [{ address: "127.0.0.1", family: 4 }],
+      { "content-type": "application/json" },
+      '{"a":1}',
+      AbortSignal.timeout(5_000),
+    );
     expect(status).toBe(204);
-    expect(seen.at(-1)).toMatchObject({ url: "/cb?x=1", body: '{"a":1}', headers: { host: `hooks.invalid:${port}`, "content-type": "application/json" } });
+    expect(seen.at(-1)).toMatchObject({
+      url: "/cb?x=1",
+      body: '{"a":1}',
+      headers: { host: `hooks.invalid:${port}`, "content-type": "application/json" },
+    });
   });
 
   it("answers a redirect with its status and does not follow it", async () => {
     const before = seen.length;
-    const status = await pinnedPost(new URL(`http://hooks.invalid:${port}/redirect`), "hooks.invalid", [{ address: "127.0.0.1", family: 4 }], {}, "{}", AbortSignal.timeout(5_000));
+    const status = await pinnedPost(
+      new URL(`http://hooks.invalid:${port}/redirect`),
+      "hooks.invalid",
+      [{ address: "127.0.0.1", family: 4 }],
+      {},
+      "{}",
+      AbortSignal.timeout(5_000),
+    );
     expect(status).toBe(302);
     expect(seen.length).toBe(before + 1);
   });

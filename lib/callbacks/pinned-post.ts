@@ -18,7 +18,11 @@ function pinnedLookup(addresses: ResolvedAddress[]) {
       callback(Object.assign(new Error("no checked address of that family"), { code: "ENOTFOUND" }), "", 0);
       return;
     }
-    if (typeof options === "object" && options.all) callback(null, wanted.map((a) => ({ address: a.address, family: a.family })));
+    if (typeof options === "object" && options.all)
+      callback(
+        null,
+        wanted.map((a) => ({ address: a.address, family: a.family })),
+      );
     else callback(null, wanted[0]!.address, wanted[0]!.family);
   };
 }

@@ -1,20 +1,11 @@
 /** Verification of Countersign's outbound `approval.decided` callbacks (CONTRACT §5). */
-import {
-  verifyWebhook,
-  webhookHeadersFrom,
-  type WebhookHeaderValues,
-} from "../webhooks/standard-webhooks";
+import { verifyWebhook, webhookHeadersFrom, type WebhookHeaderValues } from "../webhooks/standard-webhooks";
 import { CountersignError } from "./errors";
 import { checkApprovalDecidedEvent } from "./shape";
 import type { ApprovalDecidedEvent } from "./types";
 
 /** The callback's headers: already picked out, a Fetch `Headers`, or a Node header record. */
-export type CallbackHeaders =
-  | WebhookHeaderValues
-  | Headers
-  | Record<string, string | string[] | undefined>
-  | null
-  | undefined;
+export type CallbackHeaders = WebhookHeaderValues | Headers | Record<string, string | string[] | undefined> | null | undefined;
 
 export interface VerifyCallbackInput {
   /** The service's callback secret(s), `whsec_…`; two during a rotation. */

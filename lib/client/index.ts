@@ -2,11 +2,9 @@
  * Countersign client for agent services (executors). Pure: node built-ins,
  * global fetch and jose; safe to import outside the Countersign server.
  */
+export { CountersignClient } from "./client";
+export { parseRetryAfter } from "./http";
 export {
-  CountersignClient,
-  MAX_WAIT_SECONDS,
-  MAX_WEBHOOK_BODY_BYTES,
-  parseRetryAfter,
   type ApprovalRequestInput,
   type CallOptions,
   type ConsumeBindingInput,
@@ -15,7 +13,9 @@ export {
   type RequestApprovalOptions,
   type RequestedApproval,
   type WaitForDecisionOptions,
-} from "./client";
+} from "./options";
+export { MAX_WAIT_SECONDS } from "./waiting";
+export { MAX_WEBHOOK_BODY_BYTES } from "./webhook-request";
 export {
   CONTRACT_ERROR_CODES,
   CountersignError,
@@ -26,20 +26,8 @@ export {
   type CountersignErrorCode,
   type CountersignErrorInit,
 } from "./errors";
-export {
-  decodeReceiptUnverified,
-  verifyReceipt,
-  type JwksSource,
-  type ReceiptExpectation,
-  type VerifyReceiptOptions,
-} from "./receipt";
+export { decodeReceiptUnverified, verifyReceipt, type JwksSource, type ReceiptExpectation, type VerifyReceiptOptions } from "./receipt";
 export { verifyCallback, type CallbackHeaders, type VerifyCallbackInput } from "./callback";
 export type * from "./types";
 export { argsDigest, canonicalJson, CanonicalJsonError, isArgsSalt, newArgsSalt, type ArgsDigest } from "../digest/args-digest";
-export {
-  generateWebhookSecret,
-  signWebhook,
-  verifyWebhook,
-  type WebhookHeaderValues,
-  type WebhookVerifyResult,
-} from "../webhooks/standard-webhooks";
+export { generateWebhookSecret, signWebhook, verifyWebhook, type WebhookHeaderValues, type WebhookVerifyResult } from "../webhooks/standard-webhooks";

@@ -83,11 +83,7 @@ function refused(message: string, cause?: unknown): CountersignError {
  *   that is not the contract's, or differs from `options.expected`;
  *   "timeout" / "network-error" when the JWKS URL cannot be fetched.
  */
-export async function verifyReceipt(
-  jws: string,
-  jwksUrlOrJwks: JwksSource,
-  options: VerifyReceiptOptions = {},
-): Promise<ReceiptPayload> {
+export async function verifyReceipt(jws: string, jwksUrlOrJwks: JwksSource, options: VerifyReceiptOptions = {}): Promise<ReceiptPayload> {
   if (typeof jws !== "string" || jws.split(".").length !== 3) throw refused("receipt is not a compact JWS");
   let resolver: KeyResolver;
   try {

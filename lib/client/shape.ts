@@ -78,8 +78,7 @@ export const checkConsumeResult = (body: unknown) =>
     receipt: isString,
   });
 
-export const checkCancelResult = (body: unknown) =>
-  check<CancelResult>(body, { status: (value) => value === "cancelled" });
+export const checkCancelResult = (body: unknown) => check<CancelResult>(body, { status: (value) => value === "cancelled" });
 
 export const checkReceiptPayload = (body: unknown) =>
   check<ReceiptPayload>(body, {
@@ -117,7 +116,5 @@ export function checkApprovalDecidedEvent(body: unknown): Checked<ApprovalDecide
 
 export function issuesOf(body: unknown): RequestIssue[] | undefined {
   if (!isObject(body) || !Array.isArray(body.issues)) return undefined;
-  return body.issues.filter(
-    (issue): issue is RequestIssue => isObject(issue) && isString(issue.path) && isString(issue.message),
-  );
+  return body.issues.filter((issue): issue is RequestIssue => isObject(issue) && isString(issue.path) && isString(issue.message));
 }

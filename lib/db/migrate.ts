@@ -6,12 +6,14 @@
 //
 // Several instances may start at once: PostgreSQL serializes them with the
 // same advisory lock key Prisma Migrate uses; SQLite with BEGIN IMMEDIATE.
+import "server-only";
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { databaseProviderOf } from "../env";
+import { createMigrationsTableSql } from "./migrations-table.mjs";
 
 const PRISMA_MIGRATE_LOCK_KEY = 72707369;
 
@@ -50,9 +52,7 @@ export function pendingMigrations(applied: string[], all: Migration[]): string[]
 function assertNoFailed(rows: Array<{ migration_name: string; finished_at: unknown; rolled_back_at: unknown }>) {
   const failed = rows.find((r) => r.finished_at == null && r.rolled_back_at == null);
   if (failed) {
-    throw new Error(
-      `Migration ${failed.migration_name} failed earlier and needs attention (see prisma migrate resolve).`,
-    );
+    throw new Error(`Migration ${failed.migration_name} failed earlier and needs attention (see prisma migrate resolve).`);
   }
 }
 
@@ -76,22 +76,19 @@ function migrateSqlite(url: string, migrations: Migration[]): MigrateResult {
     conn.pragma("journal_mode = WAL");
     conn.exec("BEGIN IMMEDIATE");
     try {
-      conn.exec(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
-        "id" TEXT PRIMARY KEY NOT NULL,
-        "checksum" TEXT NOT NULL,
-        "finished_at" DATETIME,
-        "migration_name" TEXT NOT NULL,
-        "logs" TEXT,
-        "rolled_back_at" DATETIME,
-        "started_at" DATETIME NOT NULL DEFAULT current_timestamp,
-        "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0
-      )`);
-      const rows = conn
-        .prepare(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"`)
-        .all() as Array<{ migration_name: string; checksum: string; finished_at: unknown; rolled_back_at: unknown }>;
+      conn.exec(createMigrationsTableSql("sqlite"));
+      const rows = conn.prepare(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"`).all() as Array<{
+        migration_name: string;
+        checksum: string;
+        finished_at: unknown;
+        rolled_back_at: unknown;
+      }>;
       assertNoFailed(rows);
       checkApplied(rows, migrations);
-      const pending = pendingMigrations(rows.filter((r) => r.rolled_back_at == null).map((r) => r.migration_name), migrations);
+      const pending = pendingMigrations(
+        rows.filter((r) => r.rolled_back_at == null).map((r) => r.migration_name),
+        migrations,
+      );
       const record = conn.prepare(
         `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count)
          VALUES (?, ?, ?, ?, ?, 1)`,
@@ -118,22 +115,16 @@ async function migratePostgres(url: string, migrations: Migration[]): Promise<Mi
   await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [PRISMA_MIGRATE_LOCK_KEY]);
-    await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
-      "id" VARCHAR(36) PRIMARY KEY NOT NULL,
-      "checksum" VARCHAR(64) NOT NULL,
-      "finished_at" TIMESTAMPTZ,
-      "migration_name" VARCHAR(255) NOT NULL,
-      "logs" TEXT,
-      "rolled_back_at" TIMESTAMPTZ,
-      "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
-      "applied_steps_count" INTEGER NOT NULL DEFAULT 0
-    )`);
+    await client.query(createMigrationsTableSql("postgresql"));
     const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: unknown; rolled_back_at: unknown }>(
       `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"`,
     );
     assertNoFailed(rows);
     checkApplied(rows, migrations);
-    const pending = pendingMigrations(rows.filter((r) => r.rolled_back_at == null).map((r) => r.migration_name), migrations);
+    const pending = pendingMigrations(
+      rows.filter((r) => r.rolled_back_at == null).map((r) => r.migration_name),
+      migrations,
+    );
     for (const name of pending) {
       const m = migrations.find((x) => x.name === name)!;
       await client.query("BEGIN");

@@ -21,12 +21,17 @@ export async function withReadSnapshot<T>(fn: (query: SnapshotQuery) => Promise<
   if (databaseProvider === "postgresql") {
     const client = new pg.Client({
       connectionString: DATABASE_URL,
-      types: { getTypeParser: ((oid: number, format?: "text" | "binary") => (TIMESTAMP_OIDS.includes(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+      types: {
+        getTypeParser: ((oid: number, format?: "text" | "binary") =>
+          TIMESTAMP_OIDS.includes(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
     });
     await client.connect();
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      const result = await fn(async (sql, params = []) => (await client.query({ text: sql, values: [...params], rowMode: "array" })).rows as unknown[][]);
+      const result = await fn(
+        async (sql, params = []) => (await client.query({ text: sql, values: [...params], rowMode: "array" })).rows as unknown[][],
+      );
       await client.query("COMMIT");
       return result;
     } finally {
@@ -39,7 +44,10 @@ export async function withReadSnapshot<T>(fn: (query: SnapshotQuery) => Promise<
     const result = await fn(async (sql, params = []) => {
       // better-sqlite3 binds "?" in order: $n placeholders become "?" with their values in that order.
       const ordered = [...sql.matchAll(/\$(\d+)/g)].map((m) => params[Number(m[1]) - 1]);
-      return conn.prepare(sql.replace(/\$\d+/g, "?")).raw(true).all(...ordered) as unknown[][];
+      return conn
+        .prepare(sql.replace(/\$\d+/g, "?"))
+        .raw(true)
+        .all(...ordered) as unknown[][];
     });
     conn.exec("COMMIT");
     return result;

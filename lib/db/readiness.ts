@@ -5,7 +5,8 @@ import { env } from "../env";
 import { isShuttingDown } from "../shutdown";
 import { migrationsDir, pendingMigrations, readMigrations } from "./migrate";
 
-export type Readiness = { ready: true } | { ready: false; reason: "shutting-down" | "database-unreachable" | "migrations-pending"; pending?: string[] };
+export type Readiness =
+  { ready: true } | { ready: false; reason: "shutting-down" | "database-unreachable" | "migrations-pending"; pending?: string[] };
 
 export async function checkReadiness(): Promise<Readiness> {
   // A stopping instance says so, so a load balancer sends new work elsewhere.

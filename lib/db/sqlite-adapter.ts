@@ -10,15 +10,9 @@
 // also switch to BEGIN IMMEDIATE: they take SQLite's write lock up front and
 // wait on busy_timeout for other processes, instead of failing with
 // SQLITE_BUSY when a deferred transaction tries to upgrade its lock.
+import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
-import type {
-  IsolationLevel,
-  SqlDriverAdapter,
-  SqlDriverAdapterFactory,
-  SqlQuery,
-  SqlResultSet,
-  Transaction,
-} from "@prisma/driver-adapter-utils";
+import type { IsolationLevel, SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, SqlResultSet, Transaction } from "@prisma/driver-adapter-utils";
 
 export class Mutex {
   #tail: Promise<void> = Promise.resolve();
@@ -103,18 +97,17 @@ class SerializedTransaction implements Transaction {
       if (ends) this.#closed = true;
     }
   }
-  async commit(): Promise<void> {
-    this.#closed = true;
-    try {
-      await this.inner.commit();
-    } finally {
-      this.release();
-    }
+  commit(): Promise<void> {
+    return this.#end(() => this.inner.commit());
   }
-  async rollback(): Promise<void> {
+  rollback(): Promise<void> {
+    return this.#end(() => this.inner.rollback());
+  }
+  /** Commit or rollback: the transaction is over, and the connection's lock is released, whatever the outcome. */
+  async #end(finish: () => Promise<void>): Promise<void> {
     this.#closed = true;
     try {
-      await this.inner.rollback();
+      await finish();
     } finally {
       this.release();
     }

@@ -6,6 +6,7 @@
 // `meta.driverAdapterError`; the adapter's DriverAdapterError itself, unwrapped
 // (a raw statement inside an interactive transaction), whose `cause` holds the
 // kind; a PostgreSQL SQLSTATE of class 08 or 57P0x; a plain error from pg's pool.
+import "server-only";
 
 const PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
 const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);

@@ -53,7 +53,12 @@ export async function sendDemoRequests(baseUrl: string, service: CreatedService)
       effects: "write" as const,
       requested_by: DEMO_USERS.requester.email,
       summary: "Tell the customer the refund is on its way.",
-      arguments: { to: "jo@example.org", subject: "Your refund", body: "Hi Jo, your refund of 129.90 EUR is on its way.", api_key: "sk-live-0123456789abcdefghij" },
+      arguments: {
+        to: "jo@example.org",
+        subject: "Your refund",
+        body: "Hi Jo, your refund of 129.90 EUR is on its way.",
+        api_key: "sk-live-0123456789abcdefghij",
+      },
     },
     {
       call_id: "c3",

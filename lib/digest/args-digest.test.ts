@@ -3,15 +3,7 @@ import { createHash, randomBytes } from "node:crypto";
 import canonicalize from "canonicalize";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  ARGS_DIGEST_PATTERN,
-  CanonicalJsonError,
-  argsDigest,
-  canonicalJson,
-  isArgsDigest,
-  isArgsSalt,
-  newArgsSalt,
-} from "./args-digest";
+import { ARGS_DIGEST_PATTERN, CanonicalJsonError, argsDigest, canonicalJson, isArgsDigest, isArgsSalt, newArgsSalt } from "./args-digest";
 
 /** A double from its IEEE-754 bit pattern (as RFC 8785 lists its number samples). */
 function fromBits(hex: string): number {
@@ -51,9 +43,8 @@ const SHARED_VECTORS: { name: string; value: Record<string, unknown>; jcs: strin
   },
   {
     name: "string escapes",
-    value: { s: "quote\" backslash\\ slash/ nl\n tab\t bs\b ff\f cr\r nul\u0000 us\u001f del\u007f ls\u2028 é😀" },
-    jcs:
-      '{"s":"quote\\" backslash\\\\ slash/ nl\\n tab\\t bs\\b ff\\f cr\\r nul\\u0000 us\\u001f del\u007f ls\u2028 é😀"}',
+    value: { s: 'quote" backslash\\ slash/ nl\n tab\t bs\b ff\f cr\r nul\u0000 us\u001f del\u007f ls\u2028 é😀' },
+    jcs: '{"s":"quote\\" backslash\\\\ slash/ nl\\n tab\\t bs\\b ff\\f cr\\r nul\\u0000 us\\u001f del\u007f ls\u2028 é😀"}',
   },
   {
     name: "numbers",
@@ -69,8 +60,7 @@ const SHARED_VECTORS: { name: string; value: Record<string, unknown>; jcs: strin
       meta: { deep: { deeper: { deepest: ["ok"] } } },
     },
     jcs:
-      '{"account":"AC-1","amount":10,"lines":[{"qty":2,"sku":"x"},[],{},[null,false,true,"",0]],' +
-      '"meta":{"deep":{"deeper":{"deepest":["ok"]}}}}',
+      '{"account":"AC-1","amount":10,"lines":[{"qty":2,"sku":"x"},[],{},[null,false,true,"",0]],' + '"meta":{"deep":{"deeper":{"deepest":["ok"]}}}}',
   },
   { name: "empty object", value: {}, jcs: "{}" },
 ];
@@ -116,9 +106,7 @@ describe("canonicalJson", () => {
 
   it("honours JSON.stringify's omissions so the digest matches the JSON actually sent", () => {
     expect(canonicalJson({ a: undefined, b: () => 1, c: [undefined] })).toBe('{"c":[null]}');
-    expect(canonicalJson({ when: new Date(Date.UTC(2026, 10, 29, 18)) })).toBe(
-      '{"when":"2026-11-29T18:00:00.000Z"}',
-    );
+    expect(canonicalJson({ when: new Date(Date.UTC(2026, 10, 29, 18)) })).toBe('{"when":"2026-11-29T18:00:00.000Z"}');
   });
 
   it("rejects lone surrogates with a typed error", () => {
@@ -175,9 +163,7 @@ describe("argsDigest", () => {
   });
 
   it("matches the contract example's arguments", () => {
-    expect(argsDigest({ account: "AC-1", amount: 10 })).toBe(
-      expectedDigest('{"account":"AC-1","amount":10}'),
-    );
+    expect(argsDigest({ account: "AC-1", amount: 10 })).toBe(expectedDigest('{"account":"AC-1","amount":10}'));
   });
 
   it("refuses non-objects and unrepresentable values", () => {
@@ -227,7 +213,9 @@ describe("argsDigest", () => {
 describe("salted argsDigest (CONTRACT §19)", () => {
   // Computed here independently: node:crypto over salt + "." + the canonicalize package's JCS.
   const independent = (args: Record<string, unknown>, salt: string) =>
-    `sha256:${createHash("sha256").update(Buffer.from(`${salt}.${canonicalize(args) as string}`, "utf8")).digest("hex")}`;
+    `sha256:${createHash("sha256")
+      .update(Buffer.from(`${salt}.${canonicalize(args) as string}`, "utf8"))
+      .digest("hex")}`;
   const SALT = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"; // bytes 0..31
 
   it("is sha256 of salt + '.' + JCS(arguments)", () => {
@@ -236,9 +224,7 @@ describe("salted argsDigest (CONTRACT §19)", () => {
       expect(argsDigest(vector.value, SALT)).toBe(expectedDigest(`${SALT}.${vector.jcs}`));
     }
     // Printed once by python3's hashlib; clients/python/test_countersign.py hard-codes the same.
-    expect(argsDigest({ account: "AC-1", amount: 10 }, SALT)).toBe(
-      "sha256:b0b3c4ecfeab4782474fa5d87626b3f1aefce1c45c4e464c3c6982423aa49061",
-    );
+    expect(argsDigest({ account: "AC-1", amount: 10 }, SALT)).toBe("sha256:b0b3c4ecfeab4782474fa5d87626b3f1aefce1c45c4e464c3c6982423aa49061");
   });
 
   it("differs from the unsalted digest and between salts, and matches the independent computation (property)", () => {

@@ -18,13 +18,7 @@ export type ArgsDigest = `sha256:${string}`;
 /** Shape of a well-formed digest: "sha256:" followed by 64 lowercase hex digits. */
 export const ARGS_DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
-export type CanonicalJsonErrorReason =
-  | "lone-surrogate"
-  | "non-finite-number"
-  | "bigint"
-  | "circular"
-  | "not-representable"
-  | "not-an-object";
+export type CanonicalJsonErrorReason = "lone-surrogate" | "non-finite-number" | "bigint" | "circular" | "not-representable" | "not-an-object";
 
 /** Thrown when a value has no RFC 8785 representation (or is not an arguments object). */
 export class CanonicalJsonError extends Error {
@@ -93,11 +87,7 @@ export const ARGS_SALT_PATTERN = /^[A-Za-z0-9_-]{22,86}$/;
 export function isArgsSalt(value: unknown): value is string {
   if (typeof value !== "string" || !ARGS_SALT_PATTERN.test(value)) return false;
   const bytes = Buffer.from(value, "base64url");
-  return (
-    bytes.length >= ARGS_SALT_MIN_BYTES &&
-    bytes.length <= ARGS_SALT_MAX_BYTES &&
-    bytes.toString("base64url") === value
-  );
+  return bytes.length >= ARGS_SALT_MIN_BYTES && bytes.length <= ARGS_SALT_MAX_BYTES && bytes.toString("base64url") === value;
 }
 
 /** A fresh random salt for one tool call: 32 bytes, unpadded base64url. */

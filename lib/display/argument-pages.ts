@@ -26,8 +26,7 @@ export const argumentsQuerySchema = z.object({
 export type ArgumentsQuery = z.infer<typeof argumentsQuerySchema>;
 
 export type ArgumentsPage =
-  | { kind: "children"; children: NodeView[]; next: number | null }
-  | { kind: "text"; segments: Segment[]; next: number | null };
+  { kind: "children"; children: NodeView[]; next: number | null } | { kind: "text"; segments: Segment[]; next: number | null };
 
 /** null when the request does not exist, the viewer may not see it, or nothing pageable is at the path. */
 export async function argumentsPage(viewerId: string, approvalId: string, q: ArgumentsQuery): Promise<ArgumentsPage | null> {

@@ -100,7 +100,11 @@ const entriesOf = (v: Json[] | { [k: string]: Json }, from: number, count: numbe
  * budget: every shown container lists its first children before any grandchild
  * is expanded, so the top of the tree is always visible.
  */
-export function childrenPage(container: Json[] | { [k: string]: Json }, from: number, limits: Limits = LIMITS): { children: NodeView[]; next: number | null } {
+export function childrenPage(
+  container: Json[] | { [k: string]: Json },
+  from: number,
+  limits: Limits = LIMITS,
+): { children: NodeView[]; next: number | null } {
   const budget = { nodes: limits.nodes, chars: limits.chars };
   const size = Array.isArray(container) ? container.length : Object.keys(container).length;
   const out: NodeView[] = [];
@@ -115,7 +119,13 @@ export function childrenPage(container: Json[] | { [k: string]: Json }, from: nu
       budget.nodes -= 1;
       if (typeof key !== "number") budget.chars -= textLength(key.segments);
       if (value !== null && typeof value === "object") {
-        const branch: BranchView = { k: "branch", key, type: Array.isArray(value) ? "array" : "object", size: Array.isArray(value) ? value.length : Object.keys(value).length, children: [] };
+        const branch: BranchView = {
+          k: "branch",
+          key,
+          type: Array.isArray(value) ? "array" : "object",
+          size: Array.isArray(value) ? value.length : Object.keys(value).length,
+          children: [],
+        };
         job.into.push(branch);
         if (branch.size > 0) queue.push({ source: value, from: 0, into: branch.children, depth: job.depth + 1 });
       } else {
@@ -134,7 +144,13 @@ export function childrenPage(container: Json[] | { [k: string]: Json }, from: nu
 export function firstRender(args: Json, limits: Limits = LIMITS): BranchView {
   if (args === null || typeof args !== "object") return { k: "branch", key: null, type: "object", size: 0, children: [] };
   const { children } = childrenPage(args, 0, limits);
-  return { k: "branch", key: null, type: Array.isArray(args) ? "array" : "object", size: Array.isArray(args) ? args.length : Object.keys(args).length, children };
+  return {
+    k: "branch",
+    key: null,
+    type: Array.isArray(args) ? "array" : "object",
+    size: Array.isArray(args) ? args.length : Object.keys(args).length,
+    children,
+  };
 }
 
 export type Target = { kind: "container"; value: Json[] | { [k: string]: Json } } | { kind: "string"; value: string } | { kind: "other" };

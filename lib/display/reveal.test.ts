@@ -48,7 +48,12 @@ describe("reveal: hidden characters become visible escapes", () => {
         }
         expect(flagReason(r.findings)).not.toBeNull();
         // The escapes are set apart from the text around them (highlighted segments).
-        expect(r.segments.filter((seg) => "e" in seg).map((seg) => ("e" in seg ? seg.e : "")).join("")).toMatch(/^(⟨U\+[0-9A-F]{4,6}⟩)+$/);
+        expect(
+          r.segments
+            .filter((seg) => "e" in seg)
+            .map((seg) => ("e" in seg ? seg.e : ""))
+            .join(""),
+        ).toMatch(/^(⟨U\+[0-9A-F]{4,6}⟩)+$/);
       }),
       { numRuns: 500 },
     );
@@ -104,20 +109,34 @@ const POOLS: Record<string, [number, number]> = {
   Devanagari: [0x0915, 0x0939],
 };
 const letterOf = (script: string) =>
-  script === "Latin" ? fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzéñüß") : fc.integer({ min: POOLS[script]![0], max: POOLS[script]![1] }).map((c) => String.fromCodePoint(c));
+  script === "Latin"
+    ? fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzéñüß")
+    : fc.integer({ min: POOLS[script]![0], max: POOLS[script]![1] }).map((c) => String.fromCodePoint(c));
 const wordOf = (script: string, min = 1) => fc.array(letterOf(script), { minLength: min, maxLength: 8 }).map((xs) => xs.join(""));
 const mixed = (f: Finding[]) => f.find((x) => x.kind === "mixed-script");
 
 describe("reveal: look-alike and mixed-script values are flagged", () => {
   it("flags a word that mixes Latin with another script, wherever the foreign letter sits, and marks that letter", () => {
     const arb = fc
-      .tuple(fc.constantFrom(...Object.keys(POOLS)), wordOf("Latin"), wordOf("Latin", 0), fc.string({ unit: fc.constantFrom(".", "/", ":", "-", "_", "0", "9") }))
-      .chain(([script, head, tail, punct]) => letterOf(script).map((foreign) => ({ script, foreign, value: `${punct}${head}${foreign}${tail}.com` })));
+      .tuple(
+        fc.constantFrom(...Object.keys(POOLS)),
+        wordOf("Latin"),
+        wordOf("Latin", 0),
+        fc.string({ unit: fc.constantFrom(".", "/", ":", "-", "_", "0", "9") }),
+      )
+      .chain(([script, head, tail, punct]) =>
+        letterOf(script).map((foreign) => ({ script, foreign, value: `${punct}${head}${foreign}${tail}.com` })),
+      );
     fc.assert(
       fc.property(arb, ({ script, foreign, value }) => {
         const r = reveal(value);
         const f = mixed(r.findings);
-        expect(r.segments.filter((seg) => "m" in seg).map(segmentText).join("")).toContain(foreign);
+        expect(
+          r.segments
+            .filter((seg) => "m" in seg)
+            .map(segmentText)
+            .join(""),
+        ).toContain(foreign);
         expect(f, value).toBeDefined();
         expect(f && "scripts" in f ? f.scripts : []).toEqual(expect.arrayContaining(["Latin", script]));
         expect(flagReason(reveal(value).findings)).toContain("mixes scripts");
@@ -142,9 +161,15 @@ describe("reveal: look-alike and mixed-script values are flagged", () => {
 
   it("flags the issue's look-alike URL, all-Cyrillic look-alikes and full-width letters", () => {
     expect(mixed(reveal("https://p\u0430ypal.com").findings)).toMatchObject({ scripts: ["Latin", "Cyrillic"] });
-    expect(reveal("https://p\u0430ypal.com").segments).toEqual([{ t: "https://p" }, { m: "\u0430", title: "U+0430: a Cyrillic letter in a Latin word" }, { t: "ypal.com" }]);
+    expect(reveal("https://p\u0430ypal.com").segments).toEqual([
+      { t: "https://p" },
+      { m: "\u0430", title: "U+0430: a Cyrillic letter in a Latin word" },
+      { t: "ypal.com" },
+    ]);
     expect(reveal("\u0430\u0440\u0440\u04cf\u0435").findings.map((f) => f.kind)).toContain("confusable");
-    expect(reveal("\uff50\uff41\uff59\uff50\uff41\uff4c").findings.map((f) => f.kind)).toEqual(expect.arrayContaining(["compatibility", "confusable"]));
+    expect(reveal("\uff50\uff41\uff59\uff50\uff41\uff4c").findings.map((f) => f.kind)).toEqual(
+      expect.arrayContaining(["compatibility", "confusable"]),
+    );
     expect(reveal("cafe\u0301").findings.map((f) => f.kind)).toContain("not-normalized");
   });
 
@@ -171,6 +196,7 @@ describe("reveal: look-alike and mixed-script values are flagged", () => {
         expect(kinds.filter((k) => k !== "confusable")).toEqual([]);
       }),
     );
-    for (const s of ["Straße 10", "Привет мир", "東京タワー iPhoneケース", "서울 Han 漢字", "Ελληνικά", "日本語のテキスト"]) expect(reveal(s).findings, s).toEqual([]);
+    for (const s of ["Straße 10", "Привет мир", "東京タワー iPhoneケース", "서울 Han 漢字", "Ελληνικά", "日本語のテキスト"])
+      expect(reveal(s).findings, s).toEqual([]);
   });
 });

@@ -13,9 +13,7 @@ export type Segment = { t: string } | { e: string; title: string } | { m: string
 
 export type HiddenKind = "bidi" | "invisible" | "space" | "control";
 
-export type Finding =
-  | { kind: HiddenKind; code: number; name: string }
-  | ScriptFinding;
+export type Finding = { kind: HiddenKind; code: number; name: string } | ScriptFinding;
 
 export type Revealed = {
   segments: Segment[];

@@ -21,7 +21,12 @@ const PER_VALUE_COST = 100;
 function whereOf(chain: ReadonlyArray<string | number>): string {
   let out = "arguments";
   for (const step of chain) {
-    out += typeof step === "number" ? `[${step}]` : /^[\p{L}\p{N}_$-]+$/u.test(step) ? `.${step}` : `[${reveal(step.slice(0, 60), { json: true }).text}${step.length > 60 ? "…" : ""}]`;
+    out +=
+      typeof step === "number"
+        ? `[${step}]`
+        : /^[\p{L}\p{N}_$-]+$/u.test(step)
+          ? `.${step}`
+          : `[${reveal(step.slice(0, 60), { json: true }).text}${step.length > 60 ? "…" : ""}]`;
     if (out.length > MAX_WHERE) return `${out.slice(0, MAX_WHERE)}…`;
   }
   return out;

@@ -49,7 +49,13 @@ type ScriptNode = { name: string; sc: RegExp } | { left: RegExp; l: ScriptNode; 
 function scriptTree(names: string[]): ScriptNode {
   if (names.length === 1) return { name: names[0]!, sc: propertyTest("sc", names[0]!)! };
   const half = names.length >> 1;
-  const left = new RegExp(`^[${names.slice(0, half).map((n) => `\\p{sc=${n}}`).join("")}]$`, "u");
+  const left = new RegExp(
+    `^[${names
+      .slice(0, half)
+      .map((n) => `\\p{sc=${n}}`)
+      .join("")}]$`,
+    "u",
+  );
   return { left, l: scriptTree(names.slice(0, half)), r: scriptTree(names.slice(half)) };
 }
 const SCRIPT_TREE = scriptTree(SCRIPTS.map((s) => s.name));
@@ -62,7 +68,13 @@ function scriptOf(ch: string): string | null {
 
 // Writing systems that legitimately combine scripts (UTS #39 §5.1): Han with
 // kana (Japanese), with Hangul (Korean) or with Bopomofo (Chinese).
-const WRITING_SYSTEMS: Record<string, string[]> = { Han: ["Jpan", "Kore", "Hanb"], Hiragana: ["Jpan"], Katakana: ["Jpan"], Hangul: ["Kore"], Bopomofo: ["Hanb"] };
+const WRITING_SYSTEMS: Record<string, string[]> = {
+  Han: ["Jpan", "Kore", "Hanb"],
+  Hiragana: ["Jpan"],
+  Katakana: ["Jpan"],
+  Hangul: ["Kore"],
+  Bopomofo: ["Hanb"],
+};
 const CJK = new Set(["Jpan", "Kore", "Hanb"]);
 
 type CharScripts = { primary: string; set: Set<string> } | null;
@@ -88,7 +100,8 @@ function scriptsOf(ch: string): CharScripts {
       set.add(name);
       for (const w of WRITING_SYSTEMS[name] ?? []) set.add(w);
     }
-    result = set.size === 0 ? null : primary ? (single.get(primary) ?? single.set(primary, { primary, set }).get(primary)!) : { primary: names[0]!, set };
+    result =
+      set.size === 0 ? null : primary ? (single.get(primary) ?? single.set(primary, { primary, set }).get(primary)!) : { primary: names[0]!, set };
   }
   if (cache.size < 150_000) cache.set(code, result);
   return result;
@@ -141,7 +154,8 @@ function oddLetters(word: string, at: number, marks: Map<number, string>) {
   }
   const top = Math.max(...counts.values());
   const main = counts.get("Latin") === top ? "Latin" : [...counts].find(([, n]) => n === top)![0];
-  for (const l of letters) if (l.script !== main) marks.set(at + l.offset, `U+${hex(l.code)}: a ${l.script.replace(/_/g, " ")} letter in a ${main} word`);
+  for (const l of letters)
+    if (l.script !== main) marks.set(at + l.offset, `U+${hex(l.code)}: a ${l.script.replace(/_/g, " ")} letter in a ${main} word`);
 }
 
 /** Code units of one value checked for look-alikes (the rest is checked when its page is shown). */
@@ -176,7 +190,8 @@ export function scriptAnalysis(whole: string): ScriptAnalysis {
       found = true;
       if (!marks.has(i)) marks.set(i, `U+${hex(ch.codePointAt(0)!)}: compatibility form of "${ch.normalize("NFKC")}"`);
     });
-    if (found) findings.push({ kind: "compatibility", reason: "letters or digits in look-alike compatibility forms (e.g. full-width or mathematical)" });
+    if (found)
+      findings.push({ kind: "compatibility", reason: "letters or digits in look-alike compatibility forms (e.g. full-width or mathematical)" });
   }
   if (s.normalize("NFC") !== s) findings.push({ kind: "not-normalized", reason: "characters composed differently from their usual form (not NFC)" });
   return { findings, marks };

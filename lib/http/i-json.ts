@@ -127,7 +127,7 @@ function scanString(text: string, start: number): { end: number; wellFormed: boo
 export function findIJsonViolation(text: string): Issue | null {
   const stack: Frame[] = [];
   const top = () => stack[stack.length - 1];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text.charCodeAt(i);
     if (c === 0x7b /* { */) {
       stack.push({ kind: "object", keys: new Set(), key: undefined, member: 0, expectKey: true });

@@ -38,9 +38,7 @@ function wellFormed(value: unknown): boolean {
 }
 
 /** Any I-JSON value: arbitrary UTF-16 strings (then kept only when well formed), doubles, nesting. */
-const iJsonValue = fc
-  .jsonValue({ stringUnit: "binary", maxDepth: 4 })
-  .filter((v) => wellFormed(v) && !hasUnsafeInteger(v));
+const iJsonValue = fc.jsonValue({ stringUnit: "binary", maxDepth: 4 }).filter((v) => wellFormed(v) && !hasUnsafeInteger(v));
 
 /** Renders a value as JSON text with random spacing and random \u escapes, as other senders might. */
 function render(value: unknown, escapeMask: readonly boolean[], spaced: boolean): string {
@@ -60,7 +58,9 @@ function render(value: unknown, escapeMask: readonly boolean[], spaced: boolean)
     if (typeof v === "string") return str(v);
     if (v === null || typeof v !== "object") return JSON.stringify(v);
     if (Array.isArray(v)) return `[${ws}${v.map(go).join(`${ws},${ws}`)}${ws}]`;
-    return `{${ws}${Object.entries(v).map(([k, x]) => `${str(k)}${ws}:${ws}${go(x)}`).join(`${ws},`)}${ws}}`;
+    return `{${ws}${Object.entries(v)
+      .map(([k, x]) => `${str(k)}${ws}:${ws}${go(x)}`)
+      .join(`${ws},`)}${ws}}`;
   };
   return go(value);
 }
@@ -82,7 +82,11 @@ describe("parseJsonBody (I-JSON)", () => {
   it("refuses a duplicate key at any depth, however it is spelled (property)", () => {
     fc.assert(
       fc.property(
-        fc.dictionary(fc.string({ unit: "binary" }).filter((k) => isWellFormed(k)), iJsonValue, { minKeys: 1, maxKeys: 5 }),
+        fc.dictionary(
+          fc.string({ unit: "binary" }).filter((k) => isWellFormed(k)),
+          iJsonValue,
+          { minKeys: 1, maxKeys: 5 },
+        ),
         fc.nat(),
         fc.array(fc.constantFrom("array", "object"), { maxLength: 6 }),
         fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }),
@@ -124,7 +128,16 @@ describe("parseJsonBody (I-JSON)", () => {
   });
 
   it("refuses numbers that a double cannot hold as written, and keeps those it can", () => {
-    for (const bad of ["1e400", "-1e400", "1E309", "9007199254740993.0", "9007199254740993e0", "3.141592653589793238462643383279", "1e-400", "0.1000000000000000000001"]) {
+    for (const bad of [
+      "1e400",
+      "-1e400",
+      "1E309",
+      "9007199254740993.0",
+      "9007199254740993e0",
+      "3.141592653589793238462643383279",
+      "1e-400",
+      "0.1000000000000000000001",
+    ]) {
       const e = refusal(`{"n":${bad}}`);
       expect(e.details.issues).toEqual([{ path: "n", message: expect.stringMatching(/double/) }]);
     }
@@ -179,20 +192,14 @@ describe("parseJsonBody (I-JSON)", () => {
 
   it("refuses a lone surrogate, escaped, in a key or a value, at any depth (property)", () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 0xd800, max: 0xdfff }),
-        fc.string(),
-        fc.string(),
-        fc.boolean(),
-        (unit, before, after, inKey) => {
-          const escaped = `\\u${unit.toString(16)}`;
-          const s = `${JSON.stringify(before).slice(1, -1)}${escaped}${JSON.stringify(after).slice(1, -1)}`;
-          const text = inKey ? `{"data":{"arguments":{"${s}":1}}}` : `{"data":{"arguments":{"k":["${s}"]}}}`;
-          const e = refusal(text);
-          expect(e.details.issues?.[0]?.message).toMatch(/lone surrogate/);
-          expect(e.details.issues?.[0]?.path).toBe(inKey ? "data.arguments.#1" : "data.arguments.#1.0");
-        },
-      ),
+      fc.property(fc.integer({ min: 0xd800, max: 0xdfff }), fc.string(), fc.string(), fc.boolean(), (unit, before, after, inKey) => {
+        const escaped = `\\u${unit.toString(16)}`;
+        const s = `${JSON.stringify(before).slice(1, -1)}${escaped}${JSON.stringify(after).slice(1, -1)}`;
+        const text = inKey ? `{"data":{"arguments":{"${s}":1}}}` : `{"data":{"arguments":{"k":["${s}"]}}}`;
+        const e = refusal(text);
+        expect(e.details.issues?.[0]?.message).toMatch(/lone surrogate/);
+        expect(e.details.issues?.[0]?.path).toBe(inKey ? "data.arguments.#1" : "data.arguments.#1.0");
+      }),
       { numRuns: 300 },
     );
     // A pair, escaped or not, is fine; a pair in the wrong order or split by another unit is not.

@@ -57,7 +57,10 @@ function parseAddress(nfkc: string): string | null {
   const at = s.lastIndexOf("@");
   if (at <= 0) return null;
   const local = s.slice(0, at).split("+")[0]!;
-  let domain = s.slice(at + 1).replace(IDEOGRAPHIC_DOTS, ".").replace(/\.+$/, "");
+  let domain = s
+    .slice(at + 1)
+    .replace(IDEOGRAPHIC_DOTS, ".")
+    .replace(/\.+$/, "");
   // `xn--` labels and their Unicode spelling are one domain.
   if (/xn--/i.test(domain)) domain = domainToUnicode(domain.toLowerCase()) || domain;
   const folded = foldCase(`${local}@${domain}`);

@@ -17,7 +17,10 @@ const error = (description: string, ...codes: ErrorCode[]) => ({
   description: `${description} (${codes.map((c) => `"${c}"`).join(", ")})`,
   content: {
     "application/json": {
-      schema: { ...schema(errorBodySchema), properties: { error: { type: "string", enum: codes }, issues: schema(errorBodySchema).properties?.issues } },
+      schema: {
+        ...schema(errorBodySchema),
+        properties: { error: { type: "string", enum: codes }, issues: schema(errorBodySchema).properties?.issues },
+      },
     },
   },
 });

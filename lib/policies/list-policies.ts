@@ -1,6 +1,7 @@
 import "server-only";
 import { db, type Tx } from "../db/client";
 import { viewOf, type PolicyView } from "./policy-rows";
+import { policyFieldsOf } from "./schemas";
 
 /** Every policy, the default last. */
 export async function listPolicies(tx: Tx = db()): Promise<PolicyView[]> {
@@ -10,16 +11,5 @@ export async function listPolicies(tx: Tx = db()): Promise<PolicyView[]> {
 
 /** The command line's shape (the same field names as `policy set` and a policy file). */
 export function policyJson(p: PolicyView) {
-  return {
-    name: p.name,
-    tool: p.tool,
-    service: p.service,
-    effects: p.effects,
-    roles: p.roles,
-    quorum: p.quorum,
-    ttl: p.ttl,
-    priority: p.priority,
-    default: p.isDefault,
-    updated_at: p.updatedAt.toISOString(),
-  };
+  return { ...policyFieldsOf(p), default: p.isDefault, updated_at: p.updatedAt.toISOString() };
 }

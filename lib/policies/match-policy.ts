@@ -7,9 +7,7 @@ import { z } from "zod";
 export const EFFECTS = ["read", "write", "destructive"] as const;
 export type Effects = (typeof EFFECTS)[number];
 
-export const toolPatternSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_.:*-]{1,200}$/, "must be a tool name or a glob using '*'");
+export const toolPatternSchema = z.string().regex(/^[A-Za-z0-9_.:*-]{1,200}$/, "must be a tool name or a glob using '*'");
 
 export type PolicyRule = {
   name: string;

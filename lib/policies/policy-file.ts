@@ -15,10 +15,7 @@ export class PolicyFileError extends Error {
 
 export type PolicyFile = { path: string; digest: string; policies: PolicyDefinition[] };
 
-const fileShape = z.union([
-  z.array(z.unknown()),
-  z.object({ policies: z.array(z.unknown()) }).strict(),
-]);
+const fileShape = z.union([z.array(z.unknown()), z.object({ policies: z.array(z.unknown()) }).strict()]);
 
 function entryLabel(index: number, entry: unknown): string {
   const name = typeof entry === "object" && entry !== null && "name" in entry ? (entry as { name: unknown }).name : undefined;

@@ -7,7 +7,7 @@ import type { AuditData } from "../audit/events";
 import { newId } from "../ids";
 import { ruleFromRow } from "./load-policies";
 import type { PolicyRule } from "./match-policy";
-import { DEFAULT_POLICY_NAME, type PolicyDefinition } from "./schemas";
+import { DEFAULT_POLICY_NAME, POLICY_FIELDS, type PolicyDefinition } from "./schemas";
 
 export type PolicyView = PolicyDefinition & { isDefault: boolean; updatedAt: Date };
 
@@ -32,30 +32,13 @@ export function viewOf(row: Row): PolicyView {
 
 /** Same rule? The default policy's priority plays no part in matching, so it is not compared. */
 export function sameDefinition(a: PolicyDefinition, b: PolicyDefinition, isDefault: boolean): boolean {
-  return (
-    a.name === b.name &&
-    a.tool === b.tool &&
-    a.service === b.service &&
-    a.effects === b.effects &&
-    JSON.stringify(a.roles) === JSON.stringify(b.roles) &&
-    a.quorum === b.quorum &&
-    a.ttl === b.ttl &&
-    (isDefault || a.priority === b.priority)
-  );
+  return POLICY_FIELDS.every((f) => (f === "priority" && isDefault) || JSON.stringify(a[f]) === JSON.stringify(b[f]));
 }
 
 export function auditDataOf(p: PolicyDefinition, change: "created" | "replaced" | "deleted", source?: string): AuditData {
   const data: AuditData = { policy: p.name, change };
   if (change !== "deleted") {
-    Object.assign(data, {
-      tool: p.tool,
-      service: p.service,
-      effects: p.effects,
-      roles: p.roles,
-      quorum: p.quorum,
-      ttl: p.ttl,
-      priority: p.priority,
-    });
+    for (const f of POLICY_FIELDS) if (f !== "name") data[f] = p[f];
   }
   if (source) data.source = source;
   return data;

@@ -12,9 +12,6 @@ export function policyFileInUse(): string | null {
 export function assertPoliciesEditable(): void {
   const file = policyFileInUse();
   if (file) {
-    throw new AppError(
-      "conflict",
-      `policies are managed by the policy file (POLICY_FILE=${file}): edit that file and restart Countersign`,
-    );
+    throw new AppError("conflict", `policies are managed by the policy file (POLICY_FILE=${file}): edit that file and restart Countersign`);
   }
 }

@@ -33,7 +33,10 @@ export const policyInputSchema = z
     name: policyNameSchema,
     tool: z.string().trim().pipe(toolPatternSchema),
     service: slugSchema.nullish().transform((v) => v ?? null),
-    effects: z.enum(EFFECTS, "must be read, write or destructive").nullish().transform((v) => v ?? null),
+    effects: z
+      .enum(EFFECTS, "must be read, write or destructive")
+      .nullish()
+      .transform((v) => v ?? null),
     roles: z
       .array(roleSchema)
       .min(1, "must name at least one role")
@@ -41,7 +44,9 @@ export const policyInputSchema = z
       .transform((r) => [...new Set(r)]),
     quorum: integer(1, MAX_QUORUM, " of approvals"),
     ttl: integer(MIN_TTL_SECONDS, MAX_TTL_SECONDS, " of seconds"),
-    priority: integer(0, 1_000_000, "").optional().transform((v) => v ?? DEFAULT_PRIORITY),
+    priority: integer(0, 1_000_000, "")
+      .optional()
+      .transform((v) => v ?? DEFAULT_PRIORITY),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -56,6 +61,16 @@ export const policyInputSchema = z
 /** Raw input from a flag, a form or a file: the schema decides what is valid. */
 export type PolicyInput = { [K in keyof z.input<typeof policyInputSchema>]?: unknown };
 export type PolicyDefinition = z.output<typeof policyInputSchema>;
+
+/** A definition's fields in their one order: the CLI's JSON, audit records and comparisons follow it. */
+export const POLICY_FIELDS = ["name", "tool", "service", "effects", "roles", "quorum", "ttl", "priority"] as const satisfies ReadonlyArray<
+  keyof PolicyDefinition
+>;
+
+/** Just the definition's fields, in POLICY_FIELDS order. */
+export function policyFieldsOf(p: PolicyDefinition): PolicyDefinition {
+  return Object.fromEntries(POLICY_FIELDS.map((f) => [f, p[f]])) as PolicyDefinition;
+}
 
 /** "a, b,c" → ["a","b","c"]: roles as typed on the command line or in a form. */
 export function splitRoles(value: string): string[] {

@@ -6,7 +6,7 @@ import "server-only";
 import { db, type Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
-import { DEFAULT_POLICY } from "../db/baseline";
+import { DEFAULT_POLICY } from "./default-policy";
 import { auditDataOf, definitionOf, sameDefinition, writePolicyRow } from "./policy-rows";
 import { ruleFromRow } from "./load-policies";
 import type { PolicyFile } from "./policy-file";
@@ -18,16 +18,8 @@ const SOURCE = "policy-file";
 
 function desiredPolicies(file: PolicyFile): PolicyDefinition[] {
   if (file.policies.some((p) => p.name === DEFAULT_POLICY_NAME)) return file.policies;
-  const baseline: PolicyDefinition = {
-    name: DEFAULT_POLICY_NAME,
-    tool: DEFAULT_POLICY.toolPattern,
-    service: null,
-    effects: null,
-    roles: [...DEFAULT_POLICY.roles],
-    quorum: DEFAULT_POLICY.quorum,
-    ttl: DEFAULT_POLICY.ttlSeconds,
-    priority: 0,
-  };
+  // Priority 0 in the audit record, as before (the default's priority is never compared or written).
+  const baseline: PolicyDefinition = { ...DEFAULT_POLICY, priority: 0 };
   return [...file.policies, baseline];
 }
 

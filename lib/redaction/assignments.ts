@@ -15,11 +15,31 @@ const BOOLEAN_WORDS = /^(?:true|false|yes|no|on|off|null|none|0|1)$/i;
 const AUTH_SCHEME = /^(?:bearer|basic|token|digest|negotiate|ntlm|apikey)[ \t]+/i;
 
 const isNameChar = (c: number) =>
-  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46 || (c >= 0xc0 && c !== 0xd7 && c !== 0xf7 && (c < 0x2000 || c > 0x206f) && c !== 0x3000);
+  (c >= 48 && c <= 57) ||
+  (c >= 65 && c <= 90) ||
+  (c >= 97 && c <= 122) ||
+  c === 95 ||
+  c === 45 ||
+  c === 46 ||
+  (c >= 0xc0 && c !== 0xd7 && c !== 0xf7 && (c < 0x2000 || c > 0x206f) && c !== 0x3000);
 const isSpace = (c: number) => c === 32 || c === 9;
 // Where an unquoted value ends.
 const isValueStop = (c: number) =>
-  c <= 32 || c === 59 || c === 38 || c === 44 || c === 34 || c === 39 || c === 60 || c === 62 || c === 41 || c === 125 || c === 93 || c === 96 || c === 0x85 || c === 0x2028 || c === 0x2029;
+  c <= 32 ||
+  c === 59 ||
+  c === 38 ||
+  c === 44 ||
+  c === 34 ||
+  c === 39 ||
+  c === 60 ||
+  c === 62 ||
+  c === 41 ||
+  c === 125 ||
+  c === 93 ||
+  c === 96 ||
+  c === 0x85 ||
+  c === 0x2028 ||
+  c === 0x2029;
 
 /** End of a quoted value opened at `open` (the quote itself), or -1. */
 function quotedEnd(text: string, open: number, escaped: boolean): number {

@@ -32,19 +32,7 @@
 // Patterns are compiled with the `g` flag only: case-sensitive, `.` does not
 // match line breaks, `^`/`$` are the start/end of each string.
 
-import {
-  type CharSet,
-  DIGIT,
-  DOT,
-  EMPTY,
-  SPACE,
-  WORD,
-  charSet,
-  complement,
-  intersects,
-  single,
-  union,
-} from "./charset";
+import { type CharSet, DIGIT, DOT, EMPTY, SPACE, WORD, charSet, complement, intersects, single, union } from "./charset";
 import { RESERVED_RULE_NAMES } from "./names";
 
 export const CUSTOM_RULE_NAME_RE = /^[a-z][a-z0-9_]{0,39}$/;
@@ -508,8 +496,7 @@ export function validateCustomPattern(name: string, pattern: string): PatternChe
     return { ok: false, field: "name", message: "name must be 1-40 characters: a lowercase letter, then lowercase letters, digits or underscores" };
   if (RESERVED_RULE_NAMES.has(name)) return { ok: false, field: "name", message: `name "${name}" is used by a built-in rule` };
   if (typeof pattern !== "string" || pattern.length === 0) return { ok: false, field: "pattern", message: "pattern is empty" };
-  if (pattern.length > MAX_PATTERN_LENGTH)
-    return { ok: false, field: "pattern", message: `pattern is longer than ${MAX_PATTERN_LENGTH} characters` };
+  if (pattern.length > MAX_PATTERN_LENGTH) return { ok: false, field: "pattern", message: `pattern is longer than ${MAX_PATTERN_LENGTH} characters` };
   try {
     new RegExp(pattern, "g");
   } catch (error) {

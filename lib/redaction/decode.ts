@@ -72,7 +72,8 @@ function hexCandidate(run: string): string | undefined {
     const c = run.charCodeAt(k) | 0x20;
     const low = run.charCodeAt(k + 1) | 0x20;
     if (c >= 50 && c <= 55) ascii++;
-    else if (c === 48 && (low === 57 || low === 97 || low === 100)) ascii++; // tab, line feed, carriage return
+    else if (c === 48 && (low === 57 || low === 97 || low === 100))
+      ascii++; // tab, line feed, carriage return
     else if (!(c >= 56 && c <= 57) && !(c >= 97 && c <= 102)) return undefined; // other controls: not text
   }
   if (ascii === 0) return undefined;
@@ -101,7 +102,7 @@ function unescape(text: string): Decoded | undefined {
       PERCENT_RUN.lastIndex = m.index;
       const run = PERCENT_RUN.exec(text)?.[0] ?? s;
       const bytes = Buffer.from(run.replace(/%/g, ""), "hex");
-      for (let b = 0; b < bytes.length; ) {
+      for (let b = 0; b < bytes.length;) {
         const lead = bytes[b] as number;
         const size = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
         const chunk = bytes.subarray(b, Math.min(bytes.length, b + size));
@@ -115,7 +116,8 @@ function unescape(text: string): Decoded | undefined {
       ESCAPE.lastIndex = last;
       continue;
     }
-    const code = s[0] === "\\" ? parseInt(s.slice(2), 16) : s[2] === "x" || s[2] === "X" ? parseInt(s.slice(3, -1), 16) : parseInt(s.slice(2, -1), 10);
+    const code =
+      s[0] === "\\" ? parseInt(s.slice(2), 16) : s[2] === "x" || s[2] === "X" ? parseInt(s.slice(3, -1), 16) : parseInt(s.slice(2, -1), 10);
     const char = code <= 0x10ffff ? String.fromCodePoint(code) : "\uFFFD";
     for (let k = 0; k < char.length; k++) map.push(m.index);
     out += char;

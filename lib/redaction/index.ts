@@ -8,14 +8,7 @@
 //   findSecret("run-sk_live_abcdefghijklmnop") -> "api_key" (built-in rules only)
 
 export { compileRedactor, findSecret, RedactionConfigError, type CustomRule, type RedactionResult, type Redactor } from "./redactor";
-export {
-  validateCustomPattern,
-  type PatternCheck,
-  CUSTOM_RULE_NAME_RE,
-  MAX_PATTERN_LENGTH,
-  MAX_REPEAT,
-  COST_BUDGET,
-} from "./custom-pattern";
+export { validateCustomPattern, type PatternCheck, CUSTOM_RULE_NAME_RE, MAX_PATTERN_LENGTH, MAX_REPEAT, COST_BUDGET } from "./custom-pattern";
 export { customRuleSchema } from "./schema";
 export { isSecretKeyName, keepsBooleanValue } from "./secret-keys";
 export { BUILTIN_TEXT_RULES, SECRET_KEY_RULE, FAILURE_RULE, RESERVED_RULE_NAMES, redactionTag, type BuiltinTextRule } from "./names";

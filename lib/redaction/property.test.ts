@@ -29,7 +29,10 @@ const fragment = fc.constantFrom(
   "[redacted:email]",
   "[redacted:",
 );
-const tricky = fc.oneof(fc.array(fragment, { maxLength: 12 }).map((xs) => xs.join("")), fc.string({ unit: "binary", maxLength: 40 }));
+const tricky = fc.oneof(
+  fc.array(fragment, { maxLength: 12 }).map((xs) => xs.join("")),
+  fc.string({ unit: "binary", maxLength: 40 }),
+);
 const jsonish = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: "small" },
@@ -68,7 +71,11 @@ describe("properties", () => {
   it("validateCustomPattern never throws, and what it accepts compiles", () => {
     const patternish = fc.oneof(
       fc.string({ maxLength: 30 }),
-      fc.array(fc.constantFrom("a", "\\d", "(", ")", "(?:", "|", "*", "+", "?", "{1,5}", "{2}", "[a-z]", "[^", "]", "\\", "\\b", ".", "^", "$"), { maxLength: 12 }).map((xs) => xs.join("")),
+      fc
+        .array(fc.constantFrom("a", "\\d", "(", ")", "(?:", "|", "*", "+", "?", "{1,5}", "{2}", "[a-z]", "[^", "]", "\\", "\\b", ".", "^", "$"), {
+          maxLength: 12,
+        })
+        .map((xs) => xs.join("")),
     );
     fc.assert(
       fc.property(patternish, (pattern) => {
@@ -82,15 +89,38 @@ describe("properties", () => {
   it("accepted random patterns run in time proportional to their budget", () => {
     // Soundness check of the cost model: generate patterns, keep the ones the
     // validator accepts, run them on inputs that make them backtrack.
-    const atom = fc.constantFrom("a", "b", "\\d", ".", "[ab]", "[^b]", "\\w", "x", "1", "(?:ab|cd)", "(?:a|b)", "(?:a|ab)", "(?:a?)", "\\b", "^", "$");
+    const atom = fc.constantFrom(
+      "a",
+      "b",
+      "\\d",
+      ".",
+      "[ab]",
+      "[^b]",
+      "\\w",
+      "x",
+      "1",
+      "(?:ab|cd)",
+      "(?:a|b)",
+      "(?:a|ab)",
+      "(?:a?)",
+      "\\b",
+      "^",
+      "$",
+    );
     const quantifier = fc.constantFrom("", "", "?", "{1,20}", "{0,8}", "{2}", "{1,3}", "{0,40}", "{3,100}", "+");
     const assertions = new Set(["\\b", "^", "$"]);
     const piece = fc.tuple(atom, quantifier).map(([a, q]) => (assertions.has(a) ? a : a + q));
     const pattern = fc
-      .array(fc.oneof(piece, fc.tuple(fc.array(piece, { minLength: 1, maxLength: 3 }), quantifier).map(([xs, q]) => `(?:${xs.join("")})${q}`)), {
-        minLength: 1,
-        maxLength: 4,
-      })
+      .array(
+        fc.oneof(
+          piece,
+          fc.tuple(fc.array(piece, { minLength: 1, maxLength: 3 }), quantifier).map(([xs, q]) => `(?:${xs.join("")})${q}`),
+        ),
+        {
+          minLength: 1,
+          maxLength: 4,
+        },
+      )
       .map((xs) => xs.join(""));
     const size = 50 * 1024;
     const inputs = ["a", "ab", "1", "a1", "aab"].map((u) => u.repeat(Math.ceil(size / u.length)).slice(0, size));

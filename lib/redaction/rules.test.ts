@@ -43,7 +43,14 @@ describe("built-in rules: true positives and near misses", () => {
   });
 
   it("api_key: near misses stay", () => {
-    for (const text of ["pip install sk-learn", "risk-assessment-framework-document", "task_force_alpha_bravo_charlie", "ghp_short", "xoxb-123", "desk-abcdefghijklmnopqrstuvwxyz"]) {
+    for (const text of [
+      "pip install sk-learn",
+      "risk-assessment-framework-document",
+      "task_force_alpha_bravo_charlie",
+      "ghp_short",
+      "xoxb-123",
+      "desk-abcdefghijklmnopqrstuvwxyz",
+    ]) {
       expect(redact(text)).toBe(text);
     }
   });
@@ -63,13 +70,18 @@ describe("built-in rules: true positives and near misses", () => {
     const block = "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu\n-----END RSA PRIVATE KEY-----";
     expect(redact(`key:\n${block}\nthanks`)).toBe("key:\n[redacted:pem]\nthanks");
     expect(redact("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA")).toBe("[redacted:pem]");
-    expect(redact("a -----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE----- b -----BEGIN CERTIFICATE-----\nMIID\n-----END CERTIFICATE----- c")).toBe(
-      "a [redacted:pem] b [redacted:pem] c",
-    );
+    expect(
+      redact("a -----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE----- b -----BEGIN CERTIFICATE-----\nMIID\n-----END CERTIFICATE----- c"),
+    ).toBe("a [redacted:pem] b [redacted:pem] c");
   });
 
   it("pem: near misses stay", () => {
-    for (const text of ["----BEGIN RSA PRIVATE KEY----\nabc", "paste the BEGIN CERTIFICATE line", "-----BEGIN -----", "-----END RSA PRIVATE KEY-----"]) {
+    for (const text of [
+      "----BEGIN RSA PRIVATE KEY----\nabc",
+      "paste the BEGIN CERTIFICATE line",
+      "-----BEGIN -----",
+      "-----END RSA PRIVATE KEY-----",
+    ]) {
       expect(redact(text)).toBe(text);
     }
   });
@@ -89,7 +101,14 @@ describe("built-in rules: true positives and near misses", () => {
   it("iban: invalid checksum or shape stays", () => {
     // §19: IBANs count in any case, so the lower-case valid "gb82west…" is now hidden (see
     // the iban test above); a lower-case one with a bad checksum or wrong length still stays.
-    for (const text of ["GB82WEST12345698765433", "GB00WEST12345698765432", "gb82west12345698765433", "gb82west1234569876543", "DE89 3704", "XGB82WEST12345698765432"]) {
+    for (const text of [
+      "GB82WEST12345698765433",
+      "GB00WEST12345698765432",
+      "gb82west12345698765433",
+      "gb82west1234569876543",
+      "DE89 3704",
+      "XGB82WEST12345698765432",
+    ]) {
       expect(redact(text)).toBe(text);
     }
   });

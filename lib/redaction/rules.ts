@@ -19,6 +19,7 @@ import { email } from "./email";
 import { IBAN_LENGTHS } from "./iban-countries";
 import { secretAssignment } from "./assignments";
 import { awsSecretAccessKey, basicAuth, bearerToken, pem, tokens, twilioAuthToken, urlPassword } from "./tokens";
+import { eachMatch } from "./each-match";
 
 export type Range = { start: number; end: number; /** Rule shown in the tag, when not the finder's own. */ name?: string };
 
@@ -36,7 +37,17 @@ const isDigit = (c: number) => c >= 48 && c <= 57;
 // Separators people and systems put between card digit groups: spaces (also
 // no-break and thin ones), dashes, dots, underscores and slashes.
 const isCardSeparator = (c: number) =>
-  c === 32 || c === 9 || c === 45 || c === 46 || c === 95 || c === 47 || c === 0xa0 || c === 0x2007 || c === 0x2009 || c === 0x202f || (c >= 0x2010 && c <= 0x2015);
+  c === 32 ||
+  c === 9 ||
+  c === 45 ||
+  c === 46 ||
+  c === 95 ||
+  c === 47 ||
+  c === 0xa0 ||
+  c === 0x2007 ||
+  c === 0x2009 ||
+  c === 0x202f ||
+  (c >= 0x2010 && c <= 0x2015);
 const MAX_SEPARATOR_RUN = 3;
 
 // Card numbers: 13-19 digits starting with 2-6 (the issuer ranges of card
@@ -54,8 +65,7 @@ const MAX_SEPARATOR_RUN = 3;
 const UUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
 function uuidRanges(text: string): number[] {
   const out: number[] = [];
-  UUID.lastIndex = 0;
-  for (let m = UUID.exec(text); m; m = UUID.exec(text)) out.push(m.index, m.index + m[0].length);
+  eachMatch(UUID, text, (m) => out.push(m.index, m.index + m[0].length));
   return out;
 }
 const insideUuid = (ranges: number[], start: number, end: number) => {
@@ -195,7 +205,19 @@ const iban: TextRule = {
 };
 
 /** Built-in rules, in priority order (used to name overlapping matches). */
-export const BUILTIN_RULES: readonly TextRule[] = [pem, tokens, awsSecretAccessKey, twilioAuthToken, bearerToken, basicAuth, urlPassword, secretAssignment, email, iban, cardNumber];
+export const BUILTIN_RULES: readonly TextRule[] = [
+  pem,
+  tokens,
+  awsSecretAccessKey,
+  twilioAuthToken,
+  bearerToken,
+  basicAuth,
+  urlPassword,
+  secretAssignment,
+  email,
+  iban,
+  cardNumber,
+];
 
 /**
  * Whether a JSON number is written as a card number: an integer of 13-19

@@ -11,7 +11,21 @@ import { compileRedactor, findSecret } from "./index";
 
 const redactor = compileRedactor([{ name: "employee_id", pattern: "\\bEMP-\\d{5}\\b" }]);
 const RUNS = { numRuns: 400 };
-const SELF_EVIDENT = new Set(["jwt", "google_api_key", "stripe", "slack_webhook", "slack_token", "github_pat", "github_token", "npm", "sendgrid", "twilio_sid", "card_number", "iban", "email"]);
+const SELF_EVIDENT = new Set([
+  "jwt",
+  "google_api_key",
+  "stripe",
+  "slack_webhook",
+  "slack_token",
+  "github_pat",
+  "github_token",
+  "npm",
+  "sendgrid",
+  "twilio_sid",
+  "card_number",
+  "iban",
+  "email",
+]);
 
 /** Undoes %XX, \uXXXX and &#N; so a half-hidden escaped secret would show. */
 const unescapeAll = (s: string) =>
@@ -40,7 +54,8 @@ describe("§19 redaction classes (generated)", () => {
     fc.assert(
       fc.property(secretSample, nesting, (sample, path) => {
         const out = JSON.stringify(redactor.redactValue(nest({ note: sample.text }, path)).value);
-        for (const secret of sample.secrets) expect(showsPartOf(visible(out), JSON.stringify(secret).slice(1, -1)), `${sample.kind}: ${out}`).toBe(false);
+        for (const secret of sample.secrets)
+          expect(showsPartOf(visible(out), JSON.stringify(secret).slice(1, -1)), `${sample.kind}: ${out}`).toBe(false);
       }),
       RUNS,
     );
@@ -148,11 +163,16 @@ describe("§19 examples and near misses", () => {
 
   it("ids clients generate are never taken for secrets (run_id, call_id are checked with findSecret)", () => {
     fc.assert(
-      fc.property(fc.uuid(), fc.constantFrom("run_", "py-run-", "call-", ""), fc.integer({ min: 1_500_000_000_000, max: 1_900_000_000_000 }), (uuid, prefix, ms) => {
-        expect(findSecret(`${prefix}${uuid}`)).toBeNull();
-        expect(findSecret(`${prefix}${ms}`)).toBeNull();
-        expect(findSecret(`${prefix}${ms}-${uuid.slice(0, 8)}`)).toBeNull();
-      }),
+      fc.property(
+        fc.uuid(),
+        fc.constantFrom("run_", "py-run-", "call-", ""),
+        fc.integer({ min: 1_500_000_000_000, max: 1_900_000_000_000 }),
+        (uuid, prefix, ms) => {
+          expect(findSecret(`${prefix}${uuid}`)).toBeNull();
+          expect(findSecret(`${prefix}${ms}`)).toBeNull();
+          expect(findSecret(`${prefix}${ms}-${uuid.slice(0, 8)}`)).toBeNull();
+        },
+      ),
       { numRuns: 5000 },
     );
   });

@@ -25,7 +25,15 @@ export function textView(text: string): TextView {
       out += " ";
     } else if (c >= 0xff01 && c <= 0xff5e) {
       out += String.fromCharCode(c - 0xfee0);
-    } else if (c === 0xad || c === 0x180e || (c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2060 && c <= 0x206f) || (c >= 0xfe00 && c <= 0xfe0f) || c === 0xfeff) {
+    } else if (
+      c === 0xad ||
+      c === 0x180e ||
+      (c >= 0x200b && c <= 0x200f) ||
+      (c >= 0x202a && c <= 0x202e) ||
+      (c >= 0x2060 && c <= 0x206f) ||
+      (c >= 0xfe00 && c <= 0xfe0f) ||
+      c === 0xfeff
+    ) {
       continue;
     } else {
       out += text[k];

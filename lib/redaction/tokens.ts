@@ -1,6 +1,7 @@
 // Token-shaped secrets: vendor keys with a fixed prefix (one combined regex),
 // PEM blocks, AWS secret access keys, HTTP credentials and URL passwords.
 import type { Range, TextRule } from "./rules";
+import { eachMatch } from "./each-match";
 
 // One regex for every vendor prefix, each alternative a named group whose
 // name is the tag. The lookbehind keeps "task-force…" or "risk-…" from
@@ -44,12 +45,11 @@ export const tokens: TextRule = {
   name: "api_key",
   minLength: 15,
   find(text, out) {
-    tokenRe.lastIndex = 0;
-    for (let m = tokenRe.exec(text); m; m = tokenRe.exec(text)) {
+    eachMatch(tokenRe, text, (m) => {
       const groups = m.groups as Record<string, string | undefined>;
       const k = TOKEN_NAMES.findIndex((_, i) => groups[`t${i}`] !== undefined);
       out.push({ start: m.index, end: m.index + m[0].length, name: TOKEN_NAMES[k] ?? "api_key" });
-    }
+    });
   },
 };
 
@@ -74,68 +74,74 @@ export const pem: TextRule = {
   },
 };
 
+// Secrets with nothing to tell them from other hex or base64 runs count only
+// near a sign that they are one (an anchor). Each anchor's window, WINDOW
+// characters either side, is scanned once, in order, on a slice, so the
+// window's edges bound the work; a value cut by an edge is still caught
+// because windows overlap by the value's length.
+const WINDOW = 200;
+type NearAnchor = {
+  anchor: RegExp;
+  /** Global regex for one value of exactly `length` characters. */
+  value: RegExp;
+  length: number;
+  /** Characters that would make a value part of a longer run. */
+  runChar: RegExp;
+  accept?: (value: string) => boolean;
+  name?: string;
+};
+function findNearAnchors(text: string, out: Range[], rule: NearAnchor): void {
+  let scanned = 0;
+  rule.anchor.lastIndex = 0;
+  for (let m = rule.anchor.exec(text); m; m = rule.anchor.exec(text)) {
+    const from = Math.max(scanned, m.index - WINDOW);
+    const to = Math.min(text.length, m.index + m[0].length + WINDOW);
+    if (to <= from) continue;
+    const start = Math.max(0, from - rule.length);
+    const window = text.slice(start, to);
+    eachMatch(rule.value, window, (s) => {
+      const begin = start + s.index;
+      const end = begin + rule.length;
+      // A candidate touching the slice's edges may be part of a longer run.
+      if ((begin > 0 && rule.runChar.test(text[begin - 1] as string)) || (end < text.length && rule.runChar.test(text[end] as string))) return;
+      if (rule.accept && !rule.accept(s[0])) return;
+      out.push(rule.name ? { start: begin, end, name: rule.name } : { start: begin, end });
+    });
+    scanned = to;
+  }
+}
+
 // AWS secret access keys are 40 characters of base64 with nothing to tell
-// them from a SHA-1 in hex, so one counts only near a sign that it is one:
-// within 200 characters of an access key id, or after a name such as
-// "aws_secret_access_key" / "SecretAccessKey" (the "name=value" form is also
-// hidden by the secret_key rule). Windows are scanned once each, in order.
-const AWS_ANCHOR = /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])|secret[_ .-]?access[_ .-]?key|aws[_ .-]?secret(?:[_ .-]?key)?/gi;
-const AWS_SECRET = /(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/g;
-const AWS_WINDOW = 200;
+// them from a SHA-1 in hex: one counts only within the window of an access
+// key id, or of a name such as "aws_secret_access_key" / "SecretAccessKey"
+// (the "name=value" form is also hidden by the secret_key rule).
+const AWS_SECRET_NEAR: NearAnchor = {
+  anchor:
+    /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])|secret[_ .-]?access[_ .-]?key|aws[_ .-]?secret(?:[_ .-]?key)?/gi,
+  value: /(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/g,
+  length: 40,
+  runChar: /[A-Za-z0-9/+]/,
+  accept: (v) => /[0-9/+]/.test(v) && /[a-z]/.test(v) && /[A-Z]/.test(v),
+};
 export const awsSecretAccessKey: TextRule = {
   name: "aws_secret_access_key",
   minLength: 40,
-  find(text, out) {
-    let scanned = 0;
-    AWS_ANCHOR.lastIndex = 0;
-    for (let m = AWS_ANCHOR.exec(text); m; m = AWS_ANCHOR.exec(text)) {
-      const from = Math.max(scanned, m.index - AWS_WINDOW);
-      const to = Math.min(text.length, m.index + m[0].length + AWS_WINDOW);
-      if (to <= from) continue;
-      // Scanned on a slice so the window's edges bound the work; a key cut
-      // by an edge is still caught because windows overlap by 40 characters.
-      const start = Math.max(0, from - 40);
-      const window = text.slice(start, to);
-      AWS_SECRET.lastIndex = 0;
-      for (let s = AWS_SECRET.exec(window); s; s = AWS_SECRET.exec(window)) {
-        const begin = start + s.index;
-        const end = begin + 40;
-        // A candidate touching the slice's edges may be part of a longer run.
-        if ((begin > 0 && /[A-Za-z0-9/+]/.test(text[begin - 1] as string)) || (end < text.length && /[A-Za-z0-9/+]/.test(text[end] as string))) continue;
-        if (!/[0-9/+]/.test(s[0]) || !/[a-z]/.test(s[0]) || !/[A-Z]/.test(s[0])) continue;
-        out.push({ start: begin, end });
-      }
-      scanned = to;
-    }
-  },
+  find: (text, out) => findNearAnchors(text, out, AWS_SECRET_NEAR),
 };
 
 // Twilio auth tokens (32 lower-case hex) near an account or API key SID.
-// Reported under api_key; scanned like the AWS windows.
-const TWILIO_ANCHOR = /(?<![A-Za-z0-9])(?:AC|SK)[0-9a-fA-F]{32}(?![A-Za-z0-9])|twilio|auth[_ .-]?token/gi;
-const HEX32 = /(?<![A-Za-z0-9])[0-9a-f]{32}(?![A-Za-z0-9])/g;
+// Reported under api_key.
+const TWILIO_TOKEN_NEAR: NearAnchor = {
+  anchor: /(?<![A-Za-z0-9])(?:AC|SK)[0-9a-fA-F]{32}(?![A-Za-z0-9])|twilio|auth[_ .-]?token/gi,
+  value: /(?<![A-Za-z0-9])[0-9a-f]{32}(?![A-Za-z0-9])/g,
+  length: 32,
+  runChar: /[A-Za-z0-9]/,
+  name: "api_key",
+};
 export const twilioAuthToken: TextRule = {
   name: "api_key",
   minLength: 32,
-  find(text, out) {
-    let scanned = 0;
-    TWILIO_ANCHOR.lastIndex = 0;
-    for (let m = TWILIO_ANCHOR.exec(text); m; m = TWILIO_ANCHOR.exec(text)) {
-      const from = Math.max(scanned, m.index - AWS_WINDOW);
-      const to = Math.min(text.length, m.index + m[0].length + AWS_WINDOW);
-      if (to <= from) continue;
-      const start = Math.max(0, from - 32);
-      const window = text.slice(start, to);
-      HEX32.lastIndex = 0;
-      for (let s = HEX32.exec(window); s; s = HEX32.exec(window)) {
-        const begin = start + s.index;
-        const end = begin + 32;
-        if ((begin > 0 && /[A-Za-z0-9]/.test(text[begin - 1] as string)) || (end < text.length && /[A-Za-z0-9]/.test(text[end] as string))) continue;
-        out.push({ start: begin, end, name: "api_key" });
-      }
-      scanned = to;
-    }
-  },
+  find: (text, out) => findNearAnchors(text, out, TWILIO_TOKEN_NEAR),
 };
 
 // "Bearer <token>": only the token (group 1) is hidden, so the text keeps
@@ -147,11 +153,10 @@ export const bearerToken: TextRule = {
   name: "bearer_token",
   minLength: 23,
   find(text, out) {
-    bearerRe.lastIndex = 0;
-    for (let m = bearerRe.exec(text); m; m = bearerRe.exec(text)) {
+    eachMatch(bearerRe, text, (m) => {
       const token = m[1] as string;
       out.push({ start: m.index + m[0].length - token.length, end: m.index + m[0].length });
-    }
+    });
   },
 };
 
@@ -162,13 +167,11 @@ export const basicAuth: TextRule = {
   name: "basic_auth",
   minLength: 12,
   find(text, out) {
-    basicRe.lastIndex = 0;
-    for (let m = basicRe.exec(text); m; m = basicRe.exec(text)) {
+    eachMatch(basicRe, text, (m) => {
       const credential = m[1] as string;
       const decoded = Buffer.from(credential, "base64").toString("latin1");
-      if (!/^[\x20-\x7e]*:[\x20-\x7e]*$/.test(decoded)) continue;
-      out.push({ start: m.index + m[0].length - credential.length, end: m.index + m[0].length });
-    }
+      if (/^[\x20-\x7e]*:[\x20-\x7e]*$/.test(decoded)) out.push({ start: m.index + m[0].length - credential.length, end: m.index + m[0].length });
+    });
   },
 };
 

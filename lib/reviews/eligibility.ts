@@ -1,8 +1,10 @@
 // May this person decide this request, now? The rules of CONTRACT §6 as one
 // pure function: used by recordReview (inside its transaction, on locked,
-// current rows) and by the pages, to explain why there are no buttons.
+// current rows) and by the pages, to explain why there are no buttons. The
+// queue states the same rule in SQL beside it (eligibility-sql.ts).
 import type { ErrorCode } from "../errors";
 import { personKeys, requesterKey } from "../identity/requester-key";
+import { parseStringList } from "../string-list";
 
 /** Who asked for a request: `requested_by` as sent, and its key (lib/identity) as stored at ingestion. */
 export type RequesterFacts = {
@@ -26,12 +28,13 @@ export type ReviewerFacts = {
 
 export type Eligibility =
   | { ok: true }
-  | { ok: false; code: Extract<ErrorCode, "not-found" | "forbidden" | "expired" | "already-decided" | "self-review" | "not-eligible" | "already-reviewed">; message: string };
+  | {
+      ok: false;
+      code: Extract<ErrorCode, "not-found" | "forbidden" | "expired" | "already-decided" | "self-review" | "not-eligible" | "already-reviewed">;
+      message: string;
+    };
 
-export function requiredRolesOf(json: string): string[] {
-  const v: unknown = JSON.parse(json);
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
-}
+export const requiredRolesOf = parseStringList;
 
 /**
  * The requester (CONTRACT §6.3, §19): the request's requester key equals the
@@ -46,12 +49,7 @@ export function isRequester(approval: RequesterFacts, reviewer: Pick<NonNullable
   return keys.some((k) => k !== null && mine.includes(k));
 }
 
-export function eligibility(
-  approval: ApprovalFacts,
-  reviewer: ReviewerFacts,
-  previous: Array<{ reviewerId: string }>,
-  now: Date,
-): Eligibility {
+export function eligibility(approval: ApprovalFacts, reviewer: ReviewerFacts, previous: Array<{ reviewerId: string }>, now: Date): Eligibility {
   if (!reviewer || reviewer.disabledAt) return { ok: false, code: "forbidden", message: "your account cannot review" };
   if (approval.status !== "pending") return { ok: false, code: "already-decided", message: `this request is already ${approval.status}` };
   if (approval.expiresAt.getTime() <= now.getTime()) return { ok: false, code: "expired", message: "this request has expired" };

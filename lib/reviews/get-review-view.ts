@@ -13,7 +13,10 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     where: { id: approvalId },
     include: {
       service: { select: { slug: true } },
-      reviews: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { reviewerId: true, reviewerEmail: true, decision: true, reason: true, createdAt: true } },
+      reviews: {
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        select: { reviewerId: true, reviewerEmail: true, decision: true, reason: true, createdAt: true },
+      },
     },
   });
   if (!a) return null;

@@ -1,7 +1,8 @@
 // Who sees a request, and who sees its digest (CONTRACT §19). The one place
-// for both rules: the decision page (get-review-view.ts), the queue's SQL
-// (find-queue.ts, which states the same rule in SQL: see visibleSql there),
-// the live queue stream and any route that shows part of a request call these.
+// for both rules: the decision page (get-review-view.ts), the queue (whose
+// SQL states the first rule again in visibility-sql.ts, checked against this
+// by test/reviews/rules-in-sql.suite.ts), the live queue stream and any route
+// that shows part of a request call these.
 //
 //   sees the request: holders of one of its required roles (its eligible
 //     reviewers), its requester (by requester key), admins, auditors;
@@ -28,7 +29,11 @@ export const VIEWER_SELECT = {
   identities: { select: { email: true, subject: true } },
 } as const;
 
-const rolesOf = (viewer: Viewer) => (viewer.disabledAt ? [] : viewer.roles.map((r) => r.role));
+/** The roles that count: none for a disabled account. */
+export const rolesOf = (viewer: Viewer) => (viewer.disabledAt ? [] : viewer.roles.map((r) => r.role));
+
+/** Admins and auditors see every request. */
+export const seesEveryRequest = (viewer: Viewer) => can({ roles: rolesOf(viewer) }, "requests:view-all");
 
 function holdsRequiredRole(viewer: Viewer, approval: VisibilityFacts): boolean {
   const roles = rolesOf(viewer);
@@ -38,7 +43,7 @@ function holdsRequiredRole(viewer: Viewer, approval: VisibilityFacts): boolean {
 /** May `viewer` see this request at all (page, queue row, live id)? */
 export function visibleTo(viewer: Viewer | null, approval: VisibilityFacts): boolean {
   if (!viewer || viewer.disabledAt) return false;
-  if (can({ roles: rolesOf(viewer) }, "requests:view-all")) return true;
+  if (seesEveryRequest(viewer)) return true;
   return holdsRequiredRole(viewer, approval) || isRequester(approval, viewer);
 }
 

@@ -8,7 +8,7 @@ import { constantTimeEqual, tokenHash } from "../crypto/at-rest";
 export type AuthenticatedService = { id: string; slug: string };
 
 export async function authenticateServiceToken(authorization: string | null): Promise<AuthenticatedService | null> {
-  const match = /^Bearer ([A-Za-z0-9_\-]{20,200})$/.exec(authorization ?? "");
+  const match = /^Bearer ([A-Za-z0-9_-]{20,200})$/.exec(authorization ?? "");
   if (!match) return null;
   const hash = tokenHash(match[1]!);
   const service = await db().service.findFirst({

@@ -17,9 +17,7 @@ export async function findServiceForWebhook(tx: Tx, slug: string): Promise<Servi
     select: { id: true, slug: true, rateLimitPerMinute: true, webhookSecretEnc: true, webhookSecretPrevEnc: true },
   });
   if (!s) return null;
-  const secrets = [s.webhookSecretEnc, s.webhookSecretPrevEnc]
-    .filter((v): v is string => v != null)
-    .map((v) => decryptSecret(v, PURPOSE.webhook));
+  const secrets = [s.webhookSecretEnc, s.webhookSecretPrevEnc].filter((v): v is string => v != null).map((v) => decryptSecret(v, PURPOSE.webhook));
   return { id: s.id, slug: s.slug, rateLimitPerMinute: s.rateLimitPerMinute, webhookSecrets: secrets };
 }
 

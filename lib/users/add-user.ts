@@ -10,7 +10,13 @@ import { emailSchema, passwordSchema, roleSchema } from "./schemas";
 
 export const addUserInput = z.object({
   email: emailSchema,
-  name: z.string().trim().min(1).max(200).regex(/^[^\p{Cc}]*$/u, "must not contain control characters").optional(),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[^\p{Cc}]*$/u, "must not contain control characters")
+    .optional(),
   password: passwordSchema.optional(),
   roles: z.array(roleSchema).max(50).default([]),
 });

@@ -18,9 +18,7 @@ export type UserView = {
 export async function listUsers(): Promise<UserView[]> {
   const users = await db().user.findMany({ orderBy: { email: "asc" }, include: { roles: { orderBy: { role: "asc" } } } });
   // Whether a password is set, without reading any hash.
-  const withPassword = new Set(
-    (await db().user.findMany({ where: { passwordHash: { not: null } }, select: { id: true } })).map((u) => u.id),
-  );
+  const withPassword = new Set((await db().user.findMany({ where: { passwordHash: { not: null } }, select: { id: true } })).map((u) => u.id));
   return users.map((u) => ({
     id: u.id,
     email: u.email,

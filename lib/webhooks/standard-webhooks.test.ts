@@ -29,9 +29,7 @@ describe("signWebhook", () => {
   it("reproduces the Standard Webhooks known-answer vector", () => {
     expect(signWebhook({ secret: SECRET, id: ID, timestamp: TIMESTAMP, body: BODY })).toBe(SIGNATURE);
     expect(signWebhook({ secret: SECRET, id: ID, timestamp: TIMESTAMP, body: raw(BODY) })).toBe(SIGNATURE);
-    expect(
-      signWebhook({ secret: SECRET, id: ID, timestamp: new Date(TIMESTAMP * 1000 + 999), body: BODY }),
-    ).toBe(SIGNATURE);
+    expect(signWebhook({ secret: SECRET, id: ID, timestamp: new Date(TIMESTAMP * 1000 + 999), body: BODY })).toBe(SIGNATURE);
   });
 
   it("agrees with the standardwebhooks package", () => {
@@ -170,7 +168,17 @@ describe("verifyWebhook", () => {
 
   it("rejects non-digit timestamps that the standardwebhooks package accepts", () => {
     // The package parses "1614265330abc" with parseInt; we refuse it.
-    for (const timestamp of ["1614265330abc", " 1614265330", "1614265330 ", "+1614265330", "-1614265330", "1.6e9", "0x60", "1".repeat(16), "１６１４２６５３３０"]) {
+    for (const timestamp of [
+      "1614265330abc",
+      " 1614265330",
+      "1614265330 ",
+      "+1614265330",
+      "-1614265330",
+      "1.6e9",
+      "0x60",
+      "1".repeat(16),
+      "１６１４２６５３３０",
+    ]) {
       expect(verify(SIGNATURE, { overrides: { timestamp } }), timestamp).toEqual({ ok: false, reason: "bad-timestamp" });
     }
   });

@@ -137,9 +137,7 @@ export function signWebhookHeaders(input: SignWebhookHeadersInput): WebhookHeade
   const timestamp = timestampText(input.timestamp ?? unixNow());
   const secrets = typeof input.secret === "string" ? [input.secret] : [...input.secret];
   if (secrets.length === 0) throw new TypeError("at least one webhook secret is required");
-  const signature = secrets
-    .map((secret) => signWebhook({ secret, id, timestamp: Number(timestamp), body: input.body }))
-    .join(" ");
+  const signature = secrets.map((secret) => signWebhook({ secret, id, timestamp: Number(timestamp), body: input.body })).join(" ");
   return { "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": signature };
 }
 
@@ -206,9 +204,7 @@ export function verifyWebhook(input: VerifyWebhookInput): WebhookVerifyResult {
  * `IncomingHttpHeaders`-style record (case-insensitive names; a repeated header
  * counts as absent, since it is ambiguous).
  */
-export function webhookHeadersFrom(
-  headers: Headers | Record<string, string | string[] | undefined> | null | undefined,
-): WebhookHeaderValues {
+export function webhookHeadersFrom(headers: Headers | Record<string, string | string[] | undefined> | null | undefined): WebhookHeaderValues {
   const pick = (name: string): string | undefined => {
     if (!headers) return undefined;
     if (typeof (headers as Headers).get === "function" && typeof (headers as Headers).has === "function") {

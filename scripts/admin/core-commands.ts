@@ -10,11 +10,7 @@ export const coreCommands: Record<string, Command> = {
   "user add": {
     usage: "user add --email E [--name N] [--password P] [--role R]...",
     flags: ["email", "name", "password", "role"],
-    run: (f) =>
-      addUser(
-        { email: one(f, "email"), name: optional(f, "name"), password: optional(f, "password"), roles: f.get("role") ?? [] },
-        "cli",
-      ),
+    run: (f) => addUser({ email: one(f, "email"), name: optional(f, "name"), password: optional(f, "password"), roles: f.get("role") ?? [] }, "cli"),
   },
   "role grant": {
     usage: "role grant --email E --role R",

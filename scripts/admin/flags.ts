@@ -25,7 +25,6 @@ export type Command = {
   run: (f: Flags, args: string[]) => Promise<unknown>;
 };
 
-
 export function parseArgs(argv: string[]): { words: string[]; flags: Flags } {
   const words: string[] = [];
   const flags: Flags = new Map();
@@ -53,4 +52,3 @@ export function one(flags: Flags, name: string): string {
 export function optional(flags: Flags, name: string): string | undefined {
   return flags.has(name) ? one(flags, name) : undefined;
 }
-

@@ -6,13 +6,13 @@ import { deletePolicy } from "@/lib/policies/delete-policy";
 import { listPolicies, policyJson } from "@/lib/policies/list-policies";
 import { whichPolicy } from "@/lib/policies/which-policy";
 import { PolicyFileError, readPolicyFile } from "@/lib/policies/policy-file";
-import { splitRoles } from "@/lib/policies/schemas";
+import { POLICY_FIELDS, splitRoles } from "@/lib/policies/schemas";
 import { one, optional, type Command } from "./flags";
 
 export const policyCommands: Record<string, Command> = {
   "policy set": {
     usage: "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P]",
-    flags: ["name", "tool", "service", "effects", "roles", "quorum", "ttl", "priority"],
+    flags: [...POLICY_FIELDS],
     run: async (f) => {
       const { change, policy } = await setPolicy(
         {

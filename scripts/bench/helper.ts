@@ -74,7 +74,8 @@ function cardNumber(): string {
   return digits.join("").replace(/(\d{4})(?=\d)/g, "$1 ");
 }
 
-const email = () => `${pick(["ana", "bo", "chen", "dee", "eli", "fatima", "gus"])}.${randomBytes(3).toString("hex")}@${pick(["example.com", "corp.example", "mail.test"])}`;
+const email = () =>
+  `${pick(["ana", "bo", "chen", "dee", "eli", "fatima", "gus"])}.${randomBytes(3).toString("hex")}@${pick(["example.com", "corp.example", "mail.test"])}`;
 
 /** Target size of the arguments' JSON: log-uniform between 100 B and 64 KiB. */
 function targetSize(): number {
@@ -83,7 +84,8 @@ function targetSize(): number {
   return Math.round(Math.exp(min + Math.random() * (max - min)));
 }
 
-const WORDS = "please refund the customer for order invoice shipment delayed account review quarterly report attached see notes below thanks regards".split(" ");
+const WORDS =
+  "please refund the customer for order invoice shipment delayed account review quarterly report attached see notes below thanks regards".split(" ");
 function prose(bytes: number): string {
   let s = "";
   while (s.length < bytes) s += pick(WORDS) + (randomInt(12) === 0 ? ". " : " ");
@@ -112,7 +114,13 @@ function argumentsFor(tool: string, size: number): Record<string, unknown> {
     const rowsBudget = Math.floor(size / 3);
     let used = 0;
     while (used < rowsBudget) {
-      const row = { id: randomUUID(), contact: email(), note: prose(randomInt(20, 200)), ...(randomInt(4) === 0 ? { password: randomBytes(9).toString("base64url") } : {}), ...(randomInt(6) === 0 ? { card: cardNumber() } : {}) };
+      const row = {
+        id: randomUUID(),
+        contact: email(),
+        note: prose(randomInt(20, 200)),
+        ...(randomInt(4) === 0 ? { password: randomBytes(9).toString("base64url") } : {}),
+        ...(randomInt(6) === 0 ? { card: cardNumber() } : {}),
+      };
       used += JSON.stringify(row).length + 1;
       rows.push(row);
     }
@@ -140,7 +148,10 @@ async function setup(out: string) {
   // The realistic mix: four-eyes on money and destructive infrastructure
   // changes, the default policy (one reviewer, 1 h) for the rest.
   await setPolicy({ name: "payments-four-eyes", tool: "payments.*", roles: ["reviewer"], quorum: 2, ttl: 24 * 3600 }, "cli");
-  await setPolicy({ name: "infra-destructive", tool: "*", service: "infra-agent", effects: "destructive", roles: ["reviewer", "sre"], quorum: 2, ttl: 4 * 3600 }, "cli");
+  await setPolicy(
+    { name: "infra-destructive", tool: "*", service: "infra-agent", effects: "destructive", roles: ["reviewer", "sre"], quorum: 2, ttl: 4 * 3600 },
+    "cli",
+  );
   const reviewers: string[] = [];
   const password = randomBytes(18).toString("base64url");
   for (const name of ["rev1", "rev2", "rev3"]) {
@@ -272,7 +283,10 @@ async function queueSeed(total: number, reset: boolean) {
   // the same two cores (the queue would be measured in a state that lasts a
   // minute in production).
   if (env().databaseProvider === "postgresql" && added > 0) await db().$executeRawUnsafe("VACUUM ANALYZE approvals");
-  process.stdout.write(JSON.stringify({ pending: have + added, added, mean_args_bytes: added ? Math.round(bytes / added) : 0, ms: Math.round(performance.now() - t0) }) + "\n");
+  process.stdout.write(
+    JSON.stringify({ pending: have + added, added, mean_args_bytes: added ? Math.round(bytes / added) : 0, ms: Math.round(performance.now() - t0) }) +
+      "\n",
+  );
 }
 
 /**
@@ -295,7 +309,14 @@ async function seedAudit(total: number) {
     for (let i = 0; i < n; i++) {
       const slug = pick(Object.keys(SERVICES));
       const data = canonicalJson(
-        auditDataSchema.parse({ service: slug, run_id: `run_${randomUUID()}`, call_id: `call_${randomUUID()}`, tool: pick(SERVICES[slug]!), effects: pick(EFFECTS), quorum: 2 }),
+        auditDataSchema.parse({
+          service: slug,
+          run_id: `run_${randomUUID()}`,
+          call_id: `call_${randomUUID()}`,
+          tool: pick(SERVICES[slug]!),
+          effects: pick(EFFECTS),
+          quorum: 2,
+        }),
       );
       const event: ChainedEvent = {
         seq: ++seq,
@@ -308,7 +329,9 @@ async function seedAudit(total: number) {
         prevHash,
       };
       prevHash = eventHash(key, event);
-      rows.push(Prisma.sql`(${event.seq}, ${event.id}, ${new Date(event.at)}, ${event.type}, ${event.actor}, ${event.approvalId}, ${event.data}, ${event.prevHash}, ${prevHash})`);
+      rows.push(
+        Prisma.sql`(${event.seq}, ${event.id}, ${new Date(event.at)}, ${event.type}, ${event.actor}, ${event.approvalId}, ${event.data}, ${event.prevHash}, ${prevHash})`,
+      );
     }
     await inTransaction(async (tx) => {
       const moved = await tx.auditHead.updateMany({ where: { id: 1, seq: first - 1 }, data: { seq, hash: prevHash } });

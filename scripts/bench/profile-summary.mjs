@@ -44,7 +44,9 @@ if (statSync(target).isDirectory()) {
   process.stdout.write("segments (wall seconds sampled, share of it on the CPU):\n");
   for (const f of files) {
     const { seconds, busy } = busyShare(JSON.parse(readFileSync(f, "utf8")));
-    process.stdout.write(`  ${f.slice(target.length).replace(/^\//, "").padEnd(40)} ${seconds.toFixed(1).padStart(6)} s  ${(busy * 100).toFixed(0).padStart(3)} % busy\n`);
+    process.stdout.write(
+      `  ${f.slice(target.length).replace(/^\//, "").padEnd(40)} ${seconds.toFixed(1).padStart(6)} s  ${(busy * 100).toFixed(0).padStart(3)} % busy\n`,
+    );
   }
   file = segment ? files.find((f) => f.slice(target.length).includes(segment)) : [...files].sort((a, b) => statSync(b).size - statSync(a).size)[0];
   if (!file) {

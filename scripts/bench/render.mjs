@@ -58,7 +58,12 @@ async function healthDuringRenders(base, cookie, id) {
     health.push(performance.now() - h0);
   }
   await pages;
-  return { wall_ms: round1(performance.now() - t0), health_samples: health.length, health_max_ms: round1(Math.max(...health)), health_p50_ms: round1(quantile(health, 0.5)) };
+  return {
+    wall_ms: round1(performance.now() - t0),
+    health_samples: health.length,
+    health_max_ms: round1(Math.max(...health)),
+    health_p50_ms: round1(quantile(health, 0.5)),
+  };
 }
 
 /**
@@ -66,7 +71,12 @@ async function healthDuringRenders(base, cookie, id) {
  */
 export async function renderBench({ base, cookie, service, samples }) {
   const run = () => `run_${randomUUID()}`;
-  const big = await requestApproval(base, service, { run_id: run(), call_id: "c1", tool: "bulk.import", arguments: { items: Array.from({ length: 128_000 }, () => 0) } });
+  const big = await requestApproval(base, service, {
+    run_id: run(),
+    call_id: "c1",
+    tool: "bulk.import",
+    arguments: { items: Array.from({ length: 128_000 }, () => 0) },
+  });
   const small = await requestApproval(base, service, { run_id: run(), call_id: "c1", tool: "bulk.import", arguments: { items: [0, 0, 0] } });
   const bigPage = await pageTimes(base, cookie, big.id, samples);
   const smallPage = await pageTimes(base, cookie, small.id, samples);

@@ -11,13 +11,15 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
 import * as wasmGlue from "@prisma/schema-engine-wasm/schema_engine_bg";
+// The engine's own DDL for its history table (as found in the WASM binary).
+import { createMigrationsTableSql } from "../../lib/db/migrations-table.mjs";
+import { createTemporaryDatabase, pgQuery, pgUrlForDatabase, quoteIdent } from "../db/temporary-database.mjs";
 
 // ---------------------------------------------------------------- arguments
 
@@ -78,18 +80,6 @@ function sqliteFile(fileUrl) {
   return path === ":memory:" ? path : resolve(path);
 }
 
-// The engine's own DDL for its history table (as found in the WASM binary).
-const SQLITE_MIGRATIONS_TABLE = `CREATE TABLE "_prisma_migrations" (
-    "id"                    TEXT PRIMARY KEY NOT NULL,
-    "checksum"              TEXT NOT NULL,
-    "finished_at"           DATETIME,
-    "migration_name"        TEXT NOT NULL,
-    "logs"                  TEXT,
-    "rolled_back_at"        DATETIME,
-    "started_at"            DATETIME NOT NULL DEFAULT current_timestamp,
-    "applied_steps_count"   INTEGER UNSIGNED NOT NULL DEFAULT 0
-)`;
-
 // On SQLite the WASM engine reports a missing history table as an error
 // (P1014) where the native engine sees an empty history. Create the table for
 // these calls, and drop it again after a read so that the database is left as
@@ -98,7 +88,7 @@ const SQLITE_MIGRATIONS_TABLE = `CREATE TABLE "_prisma_migrations" (
 const SQLITE_HISTORY_USERS = { devDiagnostic: "read", diagnoseMigrationHistory: "read", markMigrationApplied: "write" };
 async function withSqliteHistoryTable(method, run) {
   const found = await sqliteRows("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'");
-  if (found.length === 0) await sqliteMain.executeScript(SQLITE_MIGRATIONS_TABLE);
+  if (found.length === 0) await sqliteMain.executeScript(createMigrationsTableSql("sqlite"));
   try {
     return await run();
   } finally {
@@ -109,7 +99,9 @@ async function withSqliteHistoryTable(method, run) {
 // The WASM engine's reset leaves SQLite tables in place: drop them here.
 async function resetSqlite(filter) {
   const keep = new Set(filter?.externalTables ?? []);
-  const objects = await sqliteRows("SELECT type, name FROM sqlite_master WHERE type IN ('view', 'table') AND name NOT LIKE 'sqlite_%' ORDER BY type = 'table'");
+  const objects = await sqliteRows(
+    "SELECT type, name FROM sqlite_master WHERE type IN ('view', 'table') AND name NOT LIKE 'sqlite_%' ORDER BY type = 'table'",
+  );
   const drops = objects.filter(([, name]) => !keep.has(name)).map(([type, name]) => `DROP ${type.toUpperCase()} ${quoteIdent(name)};`);
   await sqliteMain.executeScript(["PRAGMA foreign_keys = OFF;", ...drops, "PRAGMA foreign_keys = ON;", "VACUUM;"].join("\n"));
   return null;
@@ -171,24 +163,6 @@ pg.Result.prototype.addFields = function (fields) {
   return addFields.call(this, fields);
 };
 
-function pgUrlForDatabase(connectionUrl, database) {
-  const parsed = new URL(connectionUrl);
-  parsed.pathname = "/" + encodeURIComponent(database);
-  return parsed.toString();
-}
-
-const quoteIdent = (name) => `"${name.replaceAll('"', '""')}"`;
-
-async function pgQuery(connectionString, sql) {
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 function pgFactory() {
   const connect = async (connectionString) => {
     const adapter = await new PrismaPg({ connectionString }).connect();
@@ -217,13 +191,12 @@ function pgFactory() {
         await pgQuery(shadowUrl, "DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public");
         return connect(shadowUrl);
       }
-      const name = `prisma_migrate_shadow_db_${randomUUID()}`;
-      await pgQuery(url, `CREATE DATABASE ${quoteIdent(name)}`);
-      const adapter = await connect(pgUrlForDatabase(url, name));
+      const shadow = await createTemporaryDatabase(url, "prisma_migrate_shadow_db_");
+      const adapter = await connect(shadow.url);
       const dispose = adapter.dispose.bind(adapter);
       adapter.dispose = async () => {
         await dispose();
-        await pgQuery(url, `DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
+        await shadow.drop();
       };
       return adapter;
     },

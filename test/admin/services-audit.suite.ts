@@ -31,9 +31,20 @@ export function servicesAuditSuite(provider: Provider, enabled = true) {
       const a = await f.makeApproval(service, { tool: "mail.send" });
       const id = `dlv_${randomUUID().replaceAll("-", "")}`;
       await ctx.db.callbackDelivery.create({
-        data: { id, approvalId: a.approval_id, serviceId: service.auth.id, messageId: `msg_${f.uid()}`, payload: "{}", status, attempts: 1, nextAttemptAt: new Date(Date.now() + 3_600_000) },
+        data: {
+          id,
+          approvalId: a.approval_id,
+          serviceId: service.auth.id,
+          messageId: `msg_${f.uid()}`,
+          payload: "{}",
+          status,
+          attempts: 1,
+          nextAttemptAt: new Date(Date.now() + 3_600_000),
+        },
       });
-      await ctx.db.callbackAttempt.create({ data: { id: `att_${f.uid()}`, deliveryId: id, at: new Date(), statusCode: 503, errorClass: "http-status", durationMs: 12 } });
+      await ctx.db.callbackAttempt.create({
+        data: { id: `att_${f.uid()}`, deliveryId: id, at: new Date(), statusCode: 503, errorClass: "http-status", durationMs: 12 },
+      });
       return { id, approvalId: a.approval_id };
     }
 
@@ -43,7 +54,11 @@ export function servicesAuditSuite(provider: Provider, enabled = true) {
         slug: s.slug,
         callback_url: "https://hooks.example.com/cb",
       });
-      expect((await services.listServices()).find((x) => x.slug === s.slug)).toMatchObject({ callbackUrl: "https://hooks.example.com/cb", disabled: false, rotating: false });
+      expect((await services.listServices()).find((x) => x.slug === s.slug)).toMatchObject({
+        callbackUrl: "https://hooks.example.com/cb",
+        disabled: false,
+        rotating: false,
+      });
       await services.updateCallbackUrl({ slug: s.slug, callbackUrl: null }, "cli");
       expect((await ctx.db.service.findUniqueOrThrow({ where: { slug: s.slug } })).callbackUrl).toBeNull();
       const events = await ctx.db.auditEvent.findMany({ where: { type: "service.updated" }, orderBy: { seq: "asc" } });
@@ -63,7 +78,13 @@ export function servicesAuditSuite(provider: Provider, enabled = true) {
       const d = await failedDelivery(s);
       const history = await services.findServiceDeliveries(s.slug);
       expect(history).toEqual([
-        expect.objectContaining({ id: d.id, approvalId: d.approvalId, status: "failed", attempts: 1, log: [expect.objectContaining({ statusCode: 503, errorClass: "http-status" })] }),
+        expect.objectContaining({
+          id: d.id,
+          approvalId: d.approvalId,
+          status: "failed",
+          attempts: 1,
+          log: [expect.objectContaining({ statusCode: 503, errorClass: "http-status" })],
+        }),
       ]);
     });
 
@@ -75,7 +96,10 @@ export function servicesAuditSuite(provider: Provider, enabled = true) {
       expect(row.status).toBe("pending");
       expect(row.nextAttemptAt.getTime()).toBeLessThanOrEqual(Date.now());
       const event = await ctx.db.auditEvent.findFirstOrThrow({ where: { type: "callback.retried", approvalId: d.approvalId } });
-      expect([event.actor, JSON.parse(event.data)]).toEqual(["user:admin@example.com", { delivery: d.id, service: s.slug, previous_status: "failed" }]);
+      expect([event.actor, JSON.parse(event.data)]).toEqual([
+        "user:admin@example.com",
+        { delivery: d.id, service: s.slug, previous_status: "failed" },
+      ]);
 
       const done = await failedDelivery(s, "delivered");
       expect(await refusal(services.retryCallbackDelivery(done.id, "cli"))).toBe("conflict");

@@ -44,7 +44,11 @@ export function usersSuite(provider: Provider, enabled = true) {
       const s2 = await sessions.createSession(u.id);
       expect(await sessions.sessionUser(s1.id, u.id)).toMatchObject({ email: u.email, roles: ["reviewer"] });
 
-      expect(await users.disableUser(u.email.toUpperCase(), "user:boss@example.com")).toEqual({ email: u.email, disabled: true, sessions_revoked: 2 });
+      expect(await users.disableUser(u.email.toUpperCase(), "user:boss@example.com")).toEqual({
+        email: u.email,
+        disabled: true,
+        sessions_revoked: 2,
+      });
       expect(await sessions.sessionUser(s1.id, u.id)).toBeNull();
       expect(await sessions.sessionUser(s2.id, u.id)).toBeNull();
       expect(await ctx.db.session.count({ where: { userId: u.id, revokedAt: null } })).toBe(0);
@@ -99,10 +103,7 @@ export function usersSuite(provider: Provider, enabled = true) {
         const a = await f.makeUser(["admin"]);
         const b = await f.makeUser(["admin"]);
         await onlyActiveAdmins([a.email, b.email]);
-        const results = await Promise.allSettled([
-          users.disableUser(a.email, `user:${b.email}`),
-          users.disableUser(b.email, `user:${a.email}`),
-        ]);
+        const results = await Promise.allSettled([users.disableUser(a.email, `user:${b.email}`), users.disableUser(b.email, `user:${a.email}`)]);
         expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
         expect((results.find((r) => r.status === "rejected") as PromiseRejectedResult).reason.code).toBe("last-admin");
         expect(await roles.countActiveAdmins(ctx.db)).toBe(1);
@@ -121,7 +122,10 @@ export function usersSuite(provider: Provider, enabled = true) {
         ["payments", `user:${admin.email}`, true],
       ]);
       expect(listed.find((u) => u.email === other.email)!.roles).toMatchObject([{ role: "payments", selfGranted: false }]);
-      const grant = await ctx.db.auditEvent.findFirstOrThrow({ where: { type: "role.granted", actor: `user:${admin.email}` }, orderBy: { seq: "asc" } });
+      const grant = await ctx.db.auditEvent.findFirstOrThrow({
+        where: { type: "role.granted", actor: `user:${admin.email}` },
+        orderBy: { seq: "asc" },
+      });
       expect(JSON.parse(grant.data)).toEqual({ user: admin.email, role: "payments", selfGrant: true });
     });
   });

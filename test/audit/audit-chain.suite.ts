@@ -85,9 +85,7 @@ export function auditSuite(provider: Provider, enabled = true) {
 
     it("keeps one unbroken chain under 200 concurrent appends", async () => {
       await Promise.all(
-        Array.from({ length: 200 }, (_, i) =>
-          inTransaction((tx) => appendAuditEvent(tx, { type: "review.recorded", actor: "system", data: { i } })),
-        ),
+        Array.from({ length: 200 }, (_, i) => inTransaction((tx) => appendAuditEvent(tx, { type: "review.recorded", actor: "system", data: { i } }))),
       );
       expect(await audit.verifyChain()).toMatchObject({ ok: true, events: 210 });
       const seqs = (await ctx.db.auditEvent.findMany({ select: { seq: true }, orderBy: { seq: "asc" } })).map((e) => e.seq);

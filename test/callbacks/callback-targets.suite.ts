@@ -35,8 +35,11 @@ function adminCli(args: string[], env: Record<string, string>): Promise<{ code: 
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, NODE_ENV: "production" };
   delete childEnv.CALLBACK_ALLOW_LOOPBACK;
   return new Promise((resolve) => {
-    execFile(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/admin.ts", ...args], { env: childEnv, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/admin.ts", ...args],
+      { env: childEnv, timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -131,7 +134,12 @@ export function callbackTargetSuite(provider: Provider) {
         { origin: "http://evil.example:8080", "x-forwarded-host": "evil.example:8080", "x-forwarded-proto": "http" },
       ];
       for (const headers of attempts) {
-        const r = await postFormAction(servicesPage(), update, { slug: s.slug, callbackUrl: `https://hooks.example.com/${f.uid()}` }, asAdmin(headers));
+        const r = await postFormAction(
+          servicesPage(),
+          update,
+          { slug: s.slug, callbackUrl: `https://hooks.example.com/${f.uid()}` },
+          asAdmin(headers),
+        );
         expect(r.body, JSON.stringify(headers)).not.toContain("saved");
         expect((await ctx.db.service.findUniqueOrThrow({ where: { slug: s.slug } })).callbackUrl, JSON.stringify(headers)).toBeNull();
       }
@@ -155,7 +163,12 @@ export function callbackTargetSuite(provider: Provider) {
       try {
         const { recordReview } = await import("@/lib/reviews/record-review");
         const reviewer = await f.makeUser(["reviewer"]);
-        const stored = [`http://localhost:${open}/hook`, `http://localhost:${closed}/hook`, `http://127.0.0.1:${open}/hook`, `http://[::ffff:127.0.0.1]:${open}/hook`];
+        const stored = [
+          `http://localhost:${open}/hook`,
+          `http://localhost:${closed}/hook`,
+          `http://127.0.0.1:${open}/hook`,
+          `http://[::ffff:127.0.0.1]:${open}/hook`,
+        ];
         // A name with nothing special about it that the system resolver maps to loopback
         // (this machine's own name, via /etc/hosts here): caught only by checking what it resolves to.
         const own = hostname().toLowerCase();
@@ -174,10 +187,15 @@ export function callbackTargetSuite(provider: Provider) {
         }
         // The instance's worker attempts each one at least twice (retry base 300 ms).
         await expect
-          .poll(async () => Math.min(...(await Promise.all(deliveries.map((id) => ctx.db.callbackAttempt.count({ where: { deliveryId: id } }))))), { timeout: 30_000, interval: 250 })
+          .poll(async () => Math.min(...(await Promise.all(deliveries.map((id) => ctx.db.callbackAttempt.count({ where: { deliveryId: id } }))))), {
+            timeout: 30_000,
+            interval: 250,
+          })
           .toBeGreaterThanOrEqual(2);
         const attempts = await ctx.db.callbackAttempt.findMany({ where: { deliveryId: { in: deliveries } } });
-        expect(new Set(attempts.map((a) => JSON.stringify([a.statusCode, a.errorClass])))).toEqual(new Set([JSON.stringify([null, "blocked-target"])]));
+        expect(new Set(attempts.map((a) => JSON.stringify([a.statusCode, a.errorClass])))).toEqual(
+          new Set([JSON.stringify([null, "blocked-target"])]),
+        );
         const rows = await ctx.db.callbackDelivery.findMany({ where: { id: { in: deliveries } } });
         expect(rows.every((d) => d.status === "pending" && d.deliveredAt === null)).toBe(true);
         expect(connections).toEqual([]);

@@ -10,14 +10,13 @@
 // Where Prisma's native schema engine cannot be downloaded, the CLI runs on
 // scripts/prisma-engine/schema-engine (the same engine compiled to WASM).
 import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTemporaryDatabase } from "../../scripts/db/temporary-database.mjs";
 
 type Provider = "sqlite" | "postgresql";
 
@@ -78,22 +77,10 @@ describe("sqlite migrations", () => {
 });
 
 describe.skipIf(!process.env.PG_TEST_URL)("postgresql migrations", () => {
-  const server = process.env.PG_TEST_URL ?? "";
-  const database = `cs_shim_drift_${randomBytes(6).toString("hex")}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  beforeAll(() => admin(`CREATE DATABASE "${database}"`));
-  afterAll(() => admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
-  describeMigrations("postgresql", () => {
-    const url = new URL(server);
-    url.pathname = `/${database}`;
-    return url.toString();
+  let database: Awaited<ReturnType<typeof createTemporaryDatabase>> | undefined;
+  beforeAll(async () => {
+    database = await createTemporaryDatabase(process.env.PG_TEST_URL ?? "", "cs_shim_drift_");
   });
+  afterAll(() => database?.drop());
+  describeMigrations("postgresql", () => database!.url);
 });

@@ -11,7 +11,6 @@ import { freshSqliteUrl } from "../helpers/databases";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 /**
  * Opens a transaction that creates a role row, waits, and then fails (so it
  * rolls back), while `writers` plain writes run concurrently. Returns how

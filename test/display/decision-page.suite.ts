@@ -48,7 +48,12 @@ export function decisionPageSuite(provider: Provider) {
       const { CountersignClient } = await import("@/lib/client");
       const service = await f.makeService();
       serviceSlug = service.slug;
-      client = new CountersignClient({ baseUrl: base, serviceSlug: service.slug, webhookSecret: service.webhook_secret, apiToken: service.api_token });
+      client = new CountersignClient({
+        baseUrl: base,
+        serviceSlug: service.slug,
+        webhookSecret: service.webhook_secret,
+        apiToken: service.api_token,
+      });
       const password = randomBytes(12).toString("base64url");
       const reviewer = await addUser({ email: `disp-${f.uid()}@example.com`, password, roles: ["reviewer"] }, "cli");
       const outsider = await addUser({ email: `out-${f.uid()}@example.com`, password, roles: [] }, "cli");
@@ -111,7 +116,7 @@ export function decisionPageSuite(provider: Provider) {
       const rebuild = async (path: number[], node: NodeView): Promise<unknown> => {
         if (node.k === "leaf") {
           let text = textOf(node.segments);
-          for (let next: number | null = node.rest > 0 ? node.at : null; next !== null; ) {
+          for (let next: number | null = node.rest > 0 ? node.at : null; next !== null;) {
             const page = await argsPage(id, `path=${path.join(".")}&from=${next}`);
             text += textOf(page.body.segments as Segment[]);
             next = page.body.next as number | null;
@@ -127,7 +132,12 @@ export function decisionPageSuite(provider: Provider) {
         const values = await Promise.all(kids.map((k, i) => rebuild([...path, i], k)));
         if (node.type === "array") return values;
         const keyText = (k: NodeView) => (typeof k.key === "object" && k.key ? textOf(k.key.segments) : "");
-        return Object.fromEntries(kids.map((k, i) => [keyText(k).startsWith('"') ? JSON.parse(keyText(k).replace(/⟨U\+([0-9A-F]{4})⟩/g, (_, h: string) => `\\u${h}`)) : keyText(k), values[i]]));
+        return Object.fromEntries(
+          kids.map((k, i) => [
+            keyText(k).startsWith('"') ? JSON.parse(keyText(k).replace(/⟨U\+([0-9A-F]{4})⟩/g, (_, h: string) => `\\u${h}`)) : keyText(k),
+            values[i],
+          ]),
+        );
       };
       const root = await argsPage(id, "path=&from=0");
       const rebuilt = await rebuild([], { k: "branch", key: null, type: "object", size: 4, children: root.body.children as NodeView[] });
@@ -155,7 +165,8 @@ export function decisionPageSuite(provider: Provider) {
       const page = await (await get(`/approvals/${id}`)).text();
       expect(page).toMatch(/role="alert"/);
       const html = visibleText(page);
-      for (const visible of ["AC-⟨U+202E⟩9876⟨U+202C⟩", "amount⟨U+200B⟩", "prod⟨U+3164⟩", "⟨U+2067⟩", "mixes scripts in one word: Latin + Cyrillic"]) expect(html).toContain(visible);
+      for (const visible of ["AC-⟨U+202E⟩9876⟨U+202C⟩", "amount⟨U+200B⟩", "prod⟨U+3164⟩", "⟨U+2067⟩", "mixes scripts in one word: Latin + Cyrillic"])
+        expect(html).toContain(visible);
       expect(html).not.toMatch(/[\u202E\u202C\u200B\u2067\u3164]/);
       const queue = visibleText(await (await get(`/approvals?service=${serviceSlug}`)).text());
       expect(queue).toContain("⟨U+2067⟩");

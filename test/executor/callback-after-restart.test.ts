@@ -22,7 +22,11 @@ describe("callback outbox across a restart", () => {
       let body = "";
       req.on("data", (c: Buffer) => (body += c.toString()));
       req.on("end", () => {
-        received.push({ id: String(req.headers["webhook-id"]), body, headers: { ts: String(req.headers["webhook-timestamp"]), sig: String(req.headers["webhook-signature"]) } });
+        received.push({
+          id: String(req.headers["webhook-id"]),
+          body,
+          headers: { ts: String(req.headers["webhook-timestamp"]), sig: String(req.headers["webhook-signature"]) },
+        });
         res.statusCode = 200;
         res.end();
       });
@@ -34,7 +38,7 @@ describe("callback outbox across a restart", () => {
     const url = freshSqliteUrl();
     const secrets = generateSecrets();
     Object.assign(process.env, secrets, { DATABASE_URL: url });
-    const { prepareDatabase } = await import("@/lib/db/prepare");
+    const { prepareDatabase } = await import("@/lib/startup/prepare");
     await prepareDatabase();
     const f = await import("../helpers/fixtures");
     const { createService } = await import("@/lib/services/manage-services");

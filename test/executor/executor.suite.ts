@@ -110,7 +110,13 @@ export function executorSuite(provider: Provider) {
       expect(ok.status).toBe(200);
       expect(ok.body).toMatchObject({ approval_id: a.approval_id, decision: "approved", decided_by: [reviewer.email] });
       const payload = await client.verifyReceipt(String(ok.body.receipt), `${base}/.well-known/jwks.json`);
-      expect(payload).toMatchObject({ ...binding, approval_id: a.approval_id, service: svc.slug, decision: "approved", decided_by: [reviewer.email] });
+      expect(payload).toMatchObject({
+        ...binding,
+        approval_id: a.approval_id,
+        service: svc.slug,
+        decision: "approved",
+        decided_by: [reviewer.email],
+      });
       expect(await consume(a.approval_id, binding)).toEqual({ status: 409, body: { error: "already-consumed" } });
       const state = await bodyOf(await api(`/api/v1/approvals/${a.approval_id}`, svc.api_token));
       expect(state.body.consumed).toBe(true);
@@ -217,7 +223,11 @@ export function executorSuite(provider: Provider) {
         const ok = received[2]!;
         const event = client.verifyCallback({
           secret: created.callback_secret,
-          headers: { id: String(ok.headers["webhook-id"]), timestamp: String(ok.headers["webhook-timestamp"]), signature: String(ok.headers["webhook-signature"]) },
+          headers: {
+            id: String(ok.headers["webhook-id"]),
+            timestamp: String(ok.headers["webhook-timestamp"]),
+            signature: String(ok.headers["webhook-signature"]),
+          },
           rawBody: Buffer.from(ok.body),
         });
         expect(event.data).toMatchObject({ approval_id: a.approval_id, decision: "approved", decided_by: [reviewer.email] });

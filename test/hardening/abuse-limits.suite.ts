@@ -41,7 +41,7 @@ export function abuseLimitsSuite(provider: Provider) {
     const base = app?.baseUrl ?? "";
     const email = (tag: string) => `${tag}-${randomBytes(4).toString("hex")}@example.com`;
     const password = () => randomBytes(12).toString("base64url");
-    const octet = () => randomBytes(1)[0]! % 250 + 1;
+    const octet = () => (randomBytes(1)[0]! % 250) + 1;
     async function freshWindow(burstSeconds: number) {
       const into = (Date.now() / 1000) % 60;
       if (into > 60 - burstSeconds - 5) await new Promise((r) => setTimeout(r, (60 - into + 0.5) * 1000));
@@ -51,7 +51,13 @@ export function abuseLimitsSuite(provider: Provider) {
     async function proxiedInstance(): Promise<AppServer> {
       behindProxy ??= await startAppServer({
         port: await freePort(),
-        env: { ...app!.env, COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-hops-")), AUTH_CREDENTIALS: "1", LOG_LEVEL: "warn", TRUSTED_PROXY_HOPS: "1" },
+        env: {
+          ...app!.env,
+          COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-hops-")),
+          AUTH_CREDENTIALS: "1",
+          LOG_LEVEL: "warn",
+          TRUSTED_PROXY_HOPS: "1",
+        },
       });
       return behindProxy;
     }

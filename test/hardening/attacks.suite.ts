@@ -62,7 +62,10 @@ export function attackSuite(provider: Provider) {
               for (let hop = 0; hop < 3 && !/\/signin/.test(location) && finalStatus >= 300 && finalStatus < 400; hop++) {
                 const next = await fetch(new URL(location, base), { headers, redirect: "manual" });
                 const text = await next.text();
-                expect(["VISIBLE-ONLY-TO-REVIEWERS", approval.args_digest, "secret.tool.name"].some((s) => text.includes(s)), where).toBe(false);
+                expect(
+                  ["VISIBLE-ONLY-TO-REVIEWERS", approval.args_digest, "secret.tool.name"].some((s) => text.includes(s)),
+                  where,
+                ).toBe(false);
                 finalStatus = next.status;
                 // An RSC answer carries the page's redirect() inside its payload.
                 location = next.headers.get("location") ?? (/\/signin/.test(text) && next.status === 200 ? "/signin (in RSC payload)" : "");

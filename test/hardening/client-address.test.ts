@@ -7,7 +7,11 @@ import { clientAddressFrom, normalizeAddress } from "../../scripts/server/client
 import { addressKey } from "@/lib/http/client-address";
 
 const ipv4 = fc.ipV4();
-const anyEntry = fc.oneof(fc.ipV4(), fc.ipV6(), fc.string({ maxLength: 20 }).filter((s) => !s.includes(",")));
+const anyEntry = fc.oneof(
+  fc.ipV4(),
+  fc.ipV6(),
+  fc.string({ maxLength: 20 }).filter((s) => !s.includes(",")),
+);
 
 describe("client address through trusted proxies", () => {
   it("with 0 hops is the socket address, whatever X-Forwarded-For says", () => {
@@ -20,20 +24,14 @@ describe("client address through trusted proxies", () => {
 
   it("with N hops is the entry the outermost trusted proxy wrote, whatever the client wrote to its left", () => {
     fc.assert(
-      fc.property(
-        fc.array(anyEntry, { maxLength: 5 }),
-        ipv4,
-        fc.array(ipv4, { maxLength: 3 }),
-        ipv4,
-        (clientWrote, client, innerProxies, socket) => {
-          // The outermost proxy appends the client's address; each inner proxy appends its peer's.
-          const header = [...clientWrote, client, ...innerProxies].join(", ");
-          const hops = innerProxies.length + 1;
-          expect(clientAddressFrom(socket, header, hops)).toBe(client);
-          // Several X-Forwarded-For headers read as one list, in order.
-          expect(clientAddressFrom(socket, [clientWrote.join(", "), [client, ...innerProxies].join(", ")].filter(Boolean), hops)).toBe(client);
-        },
-      ),
+      fc.property(fc.array(anyEntry, { maxLength: 5 }), ipv4, fc.array(ipv4, { maxLength: 3 }), ipv4, (clientWrote, client, innerProxies, socket) => {
+        // The outermost proxy appends the client's address; each inner proxy appends its peer's.
+        const header = [...clientWrote, client, ...innerProxies].join(", ");
+        const hops = innerProxies.length + 1;
+        expect(clientAddressFrom(socket, header, hops)).toBe(client);
+        // Several X-Forwarded-For headers read as one list, in order.
+        expect(clientAddressFrom(socket, [clientWrote.join(", "), [client, ...innerProxies].join(", ")].filter(Boolean), hops)).toBe(client);
+      }),
     );
   });
 

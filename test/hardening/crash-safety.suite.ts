@@ -21,7 +21,6 @@ export function crashSafetySuite(provider: Provider, enabled = true) {
     it("leaves no half-decided request after 20 kills at random points", async () => {
       const { createService } = await import("@/lib/services/manage-services");
       const { findServiceForWebhook } = await import("@/lib/services/service-secrets");
-      const { verifyChain } = await import("@/lib/audit/verify-chain");
       const created = await createService({ slug: `crash-${f.uid()}`, callbackUrl: "http://127.0.0.1:9/never-called" }, "cli");
       const service = { ...created, auth: (await findServiceForWebhook(ctx.db, created.slug))! };
       await f.makePolicy({ tool: "crash.*", roles: ["reviewer"], quorum: 2 });

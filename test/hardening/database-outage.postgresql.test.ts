@@ -40,7 +40,13 @@ describe.runIf(PG_TEST_URL)("the database stops in the middle of a run (postgres
     const proxied = urlThroughProxy(ctx.url, await proxy.start());
     app = await startAppServer({
       port: await freePort(),
-      env: { ...secrets, DATABASE_URL: proxied, COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-outage-")), AUTH_CREDENTIALS: "1", LOG_LEVEL: "warn" },
+      env: {
+        ...secrets,
+        DATABASE_URL: proxied,
+        COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-outage-")),
+        AUTH_CREDENTIALS: "1",
+        LOG_LEVEL: "warn",
+      },
     });
     const { createService } = await import("@/lib/services/manage-services");
     svc = await createService({ slug: `outage-${randomUUID().slice(0, 8)}` }, "cli");
@@ -76,7 +82,13 @@ describe.runIf(PG_TEST_URL)("the database stops in the middle of a run (postgres
       body: stored.body,
       signal: AbortSignal.timeout(30_000),
     });
-    return { status: r.status, body: (await r.json()) as Record<string, unknown>, retryAfter: r.headers.get("retry-after"), ms: Date.now() - started, callId };
+    return {
+      status: r.status,
+      body: (await r.json()) as Record<string, unknown>,
+      retryAfter: r.headers.get("retry-after"),
+      ms: Date.now() - started,
+      callId,
+    };
   }
 
   it("answers 503 while it is down, recovers by itself, and loses no acknowledged write", async () => {
@@ -144,7 +156,9 @@ describe.runIf(PG_TEST_URL)("the database stops in the middle of a run (postgres
     // and once the database is back "Try again" loads the queue without a sign-in.
     expect(pageWhileDown?.status()).toBe(500);
     expect(reference).toMatch(/^\d+$/);
-    expect(app.output()).toContain(`"msg":"page failed: database unavailable","method":"GET","route":"/approvals","kind":"render","digest":"${reference}"`);
+    expect(app.output()).toContain(
+      `"msg":"page failed: database unavailable","method":"GET","route":"/approvals","kind":"render","digest":"${reference}"`,
+    );
     await page.getByRole("button", { name: "Try again" }).click();
     await page.getByRole("heading", { name: "Approvals", exact: true }).waitFor({ timeout: 30_000 });
     await context.close();

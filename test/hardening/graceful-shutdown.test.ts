@@ -33,7 +33,13 @@ describe("graceful shutdown on SIGTERM (sqlite)", () => {
     receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
     app = await startAppServer({
       port: await freePort(),
-      env: { ...secrets, DATABASE_URL: ctx.url, COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-shutdown-")), AUTH_CREDENTIALS: "1", LOG_LEVEL: "info" },
+      env: {
+        ...secrets,
+        DATABASE_URL: ctx.url,
+        COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-shutdown-")),
+        AUTH_CREDENTIALS: "1",
+        LOG_LEVEL: "info",
+      },
     });
   }, 180_000);
 

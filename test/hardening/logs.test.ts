@@ -28,7 +28,13 @@ describe("structured logs (sqlite)", () => {
     ctx = await useFreshDatabase("sqlite");
     app = await startAppServer({
       port: await freePort(),
-      env: { ...secrets, DATABASE_URL: ctx.url, COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-logs-")), AUTH_CREDENTIALS: "1", LOG_LEVEL: "debug" },
+      env: {
+        ...secrets,
+        DATABASE_URL: ctx.url,
+        COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-logs-")),
+        AUTH_CREDENTIALS: "1",
+        LOG_LEVEL: "debug",
+      },
     });
   }, 180_000);
 

@@ -110,7 +110,12 @@ describe.runIf(app?.secondBaseUrl)("two instances on one PostgreSQL database", (
       const ts = unixNow();
       return fetch(`${base}/api/v1/webhooks/${s.slug}`, {
         method: "POST",
-        headers: { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(ts), "webhook-signature": signWebhook({ secret: s.webhook_secret, id, timestamp: ts, body }) },
+        headers: {
+          "content-type": "application/json",
+          "webhook-id": id,
+          "webhook-timestamp": String(ts),
+          "webhook-signature": signWebhook({ secret: s.webhook_secret, id, timestamp: ts, body }),
+        },
         body,
       }).then((r) => r.status);
     };

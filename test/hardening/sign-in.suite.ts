@@ -47,7 +47,9 @@ export function signInSuite(provider: Provider) {
       expect((await signInFrom(bases[0]!, loopbackAddress(), user.email, password)).ok).toBe(true);
 
       const events = await db.auditEvent.findMany({ where: { type: { in: ["user.signed_in", "user.sign_in_failed"] } }, orderBy: { seq: "asc" } });
-      const mine = events.map((e) => ({ type: e.type, data: JSON.parse(e.data) as Record<string, string> })).filter((e) => [user.email, unknown].includes(e.data.user!));
+      const mine = events
+        .map((e) => ({ type: e.type, data: JSON.parse(e.data) as Record<string, string> }))
+        .filter((e) => [user.email, unknown].includes(e.data.user!));
       expect(mine).toEqual([
         { type: "user.sign_in_failed", data: { user: user.email, method: "credentials" } },
         { type: "user.sign_in_failed", data: { user: unknown, method: "credentials" } },
@@ -85,7 +87,10 @@ export function signInSuite(provider: Provider) {
       const before = await refusalSnapshot(db, tally);
       // Every attempt claims another address in the headers a client can
       // write: none of them counts, only the socket's address does.
-      const forged = () => ({ "x-forwarded-for": `203.0.113.${randomBytes(1)[0]}`, "x-countersign-client-address": `198.51.100.${randomBytes(1)[0]}` });
+      const forged = () => ({
+        "x-forwarded-for": `203.0.113.${randomBytes(1)[0]}`,
+        "x-countersign-client-address": `198.51.100.${randomBytes(1)[0]}`,
+      });
       for (let i = 0; i < SIGNIN_PER_ADDRESS_PER_MINUTE; i++) {
         const r = await signInFrom(bases[i % 2]!, address, email("spray"), "guess", forged());
         expect(r.location).toMatch(/code=refused$/);

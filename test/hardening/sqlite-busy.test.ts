@@ -21,7 +21,12 @@ describe.runIf(app)("SQLite lock held by another process", () => {
       const ts = unixNow();
       return fetch(`${app!.baseUrl}/api/v1/webhooks/${svc.slug}`, {
         method: "POST",
-        headers: { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(ts), "webhook-signature": signWebhook({ secret: svc.webhook_secret, id, timestamp: ts, body }) },
+        headers: {
+          "content-type": "application/json",
+          "webhook-id": id,
+          "webhook-timestamp": String(ts),
+          "webhook-signature": signWebhook({ secret: svc.webhook_secret, id, timestamp: ts, body }),
+        },
         body,
       });
     };

@@ -1,10 +1,9 @@
 // Fresh, real databases for integration tests: a temporary SQLite file, or a
 // new PostgreSQL database on the server named by PG_TEST_URL (dropped after).
-import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import { createTemporaryDatabase } from "../../scripts/db/temporary-database.mjs";
 
 export type Provider = "sqlite" | "postgresql";
 
@@ -21,22 +20,7 @@ export function freshSqliteUrl(): string {
 
 export async function freshPostgresUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!PG_TEST_URL) throw new Error("PG_TEST_URL is not set");
-  const name = `cs_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: PG_TEST_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(PG_TEST_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: PG_TEST_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+  return createTemporaryDatabase(PG_TEST_URL, "cs_test_");
 }
 
 export async function freshDatabaseUrl(provider: Provider): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -52,7 +36,7 @@ export async function freshDatabaseUrl(provider: Provider): Promise<{ url: strin
 export async function useFreshDatabase(provider: Provider) {
   const fresh = await freshDatabaseUrl(provider);
   process.env.DATABASE_URL = fresh.url;
-  const { prepareDatabase } = await import("@/lib/db/prepare");
+  const { prepareDatabase } = await import("@/lib/startup/prepare");
   await prepareDatabase();
   const { db } = await import("@/lib/db/client");
   return {

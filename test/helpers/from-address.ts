@@ -10,7 +10,7 @@ export type Answer = { status: number; headers: Record<string, string | string[]
 /** A random loopback address other than 127.0.0.1 (which the other suites sign in from). */
 export function loopbackAddress(): string {
   const b = randomBytes(3);
-  return `127.${b[0]! % 250 + 2}.${b[1]}.${(b[2]! % 250) + 2}`;
+  return `127.${(b[0]! % 250) + 2}.${b[1]}.${(b[2]! % 250) + 2}`;
 }
 
 /** One request to `base` (http://localhost:PORT…) sent from `from`; the Host header stays `localhost:PORT`. */

@@ -9,7 +9,11 @@ process.stdout.write(JSON.stringify({ ready: true }) + "\n");
 for await (const line of lines) {
   const [approvalId, reviewerId, decision] = line.trim().split(" ");
   try {
-    const out = await recordReview(reviewerId!, { approvalId: approvalId!, decision: decision === "deny" ? "deny" : "approve", reason: decision === "deny" ? "race" : undefined });
+    const out = await recordReview(reviewerId!, {
+      approvalId: approvalId!,
+      decision: decision === "deny" ? "deny" : "approve",
+      reason: decision === "deny" ? "race" : undefined,
+    });
     process.stdout.write(JSON.stringify({ approvalId, ok: true, status: out.status }) + "\n");
   } catch (e) {
     process.stdout.write(JSON.stringify({ approvalId, ok: false, code: (e as { code?: string }).code ?? "error" }) + "\n");

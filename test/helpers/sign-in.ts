@@ -7,7 +7,10 @@ export type SignInAttempt = { ok: boolean; location: string; setCookies: string[
 export async function credentialsSignIn(base: string, email: string, password: string, headers: Record<string, string> = {}): Promise<SignInAttempt> {
   const csrf = await fetch(`${base}/api/auth/csrf`, { headers });
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const jar = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const jar = csrf.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const res = await fetch(`${base}/api/auth/callback/credentials`, {
     method: "POST",
     redirect: "manual",

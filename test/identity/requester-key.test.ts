@@ -8,17 +8,24 @@ import { normalizeEmailAddress, personKeys, requesterKey } from "@/lib/identity/
 import { requesterVariant } from "./requester-variants";
 
 const email = fc
-  .tuple(fc.stringMatching(/^[a-z][a-z0-9._-]{0,10}[a-z0-9]$/), fc.stringMatching(/^[a-z][a-z0-9-]{0,8}[a-z]$/), fc.constantFrom("com", "org", "io", "co.uk"))
+  .tuple(
+    fc.stringMatching(/^[a-z][a-z0-9._-]{0,10}[a-z0-9]$/),
+    fc.stringMatching(/^[a-z][a-z0-9-]{0,8}[a-z]$/),
+    fc.constantFrom("com", "org", "io", "co.uk"),
+  )
   .filter(([l]) => !l.includes(".."))
   .map(([l, d, t]) => `${l}@${d}.${t}`);
 
 describe("requesterKey", () => {
   it("keys every §19 spelling of an address as the address (property)", () => {
     fc.assert(
-      fc.property(email.chain((e) => fc.tuple(fc.constant(e), requesterVariant(e))), ([e, variant]) => {
-        expect(normalizeEmailAddress(variant), JSON.stringify(variant)).not.toBeNull();
-        expect(requesterKey(variant), JSON.stringify(variant)).toBe(requesterKey(e));
-      }),
+      fc.property(
+        email.chain((e) => fc.tuple(fc.constant(e), requesterVariant(e))),
+        ([e, variant]) => {
+          expect(normalizeEmailAddress(variant), JSON.stringify(variant)).not.toBeNull();
+          expect(requesterKey(variant), JSON.stringify(variant)).toBe(requesterKey(e));
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -60,7 +67,13 @@ describe("requesterKey", () => {
   });
 
   it("knows a person by their email and each linked identity's email and subject", () => {
-    const keys = personKeys({ email: "ria@example.com", identities: [{ email: "Ria.W@Corp.example", subject: "sub-1" }, { email: null, subject: "RIA@EXAMPLE.NET" }] });
+    const keys = personKeys({
+      email: "ria@example.com",
+      identities: [
+        { email: "Ria.W@Corp.example", subject: "sub-1" },
+        { email: null, subject: "RIA@EXAMPLE.NET" },
+      ],
+    });
     expect(keys).toContain(requesterKey("mailto:ria.w@corp.example."));
     expect(keys).toContain(requesterKey("ria@example.net"));
     expect(keys).toContain(requesterKey("ria@example.com"));
@@ -69,7 +82,10 @@ describe("requesterKey", () => {
 });
 
 describe("requested_by in the webhook schema", () => {
-  const body = (requested_by: string) => ({ type: "approval.requested", data: { run_id: "r", call_id: "c", tool: "t", arguments: {}, requested_by } });
+  const body = (requested_by: string) => ({
+    type: "approval.requested",
+    data: { run_id: "r", call_id: "c", tool: "t", arguments: {}, requested_by },
+  });
 
   it("accepts every §19 spelling of an address", () => {
     fc.assert(
@@ -81,7 +97,18 @@ describe("requested_by in the webhook schema", () => {
   });
 
   it("refuses a requested_by that is not an email address, without echoing it", () => {
-    for (const bad of ["agent:demo", "ana", "ana@", "@example.com", "ana@localhost", "Ana <>", "mailto:", "a b@example.com", "SECRET-VALUE-42", "ana@exa mple.com"]) {
+    for (const bad of [
+      "agent:demo",
+      "ana",
+      "ana@",
+      "@example.com",
+      "ana@localhost",
+      "Ana <>",
+      "mailto:",
+      "a b@example.com",
+      "SECRET-VALUE-42",
+      "ana@exa mple.com",
+    ]) {
       const r = approvalRequestedSchema.safeParse(body(bad));
       expect(r.success, bad).toBe(false);
       const issue = r.error!.issues.find((i) => i.path.join(".") === "data.requested_by");

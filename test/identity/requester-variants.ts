@@ -34,7 +34,12 @@ const fullWidth = (ch: string) => (ch >= "!" && ch <= "~" ? String.fromCharCode(
 
 /** One character of the address, as case, full width or a confusable may spell it. */
 function spellChar(ch: string): fc.Arbitrary<string> {
-  const options: Array<fc.Arbitrary<string>> = [fc.constant(ch), fc.constant(ch.toUpperCase()), fc.constant(fullWidth(ch)), fc.constant(fullWidth(ch.toUpperCase()))];
+  const options: Array<fc.Arbitrary<string>> = [
+    fc.constant(ch),
+    fc.constant(ch.toUpperCase()),
+    fc.constant(fullWidth(ch)),
+    fc.constant(fullWidth(ch.toUpperCase())),
+  ];
   for (const c of [...(CONFUSABLES[ch] ?? []), ...(CONFUSABLES[ch.toUpperCase()] ?? [])]) options.push(fc.constant(c));
   return fc.oneof(...options);
 }
@@ -56,11 +61,9 @@ export function requesterVariant(email: string): fc.Arbitrary<string> {
     })
     .map((p) => `${p.mailto ?? ""}${p.local}${p.tag === undefined ? "" : `+${p.tag}`}@${p.domain}${p.trailingDot ? "." : ""}`);
   const display = fc.option(fc.constantFrom("Ana", '"Ana Example"', "Review Bot", '"Smith, Ana"', ""), { nil: undefined });
-  return fc
-    .record({ address, display, before: spaces, after: spaces, form: fc.constantFrom("NFC", "NFD", "NFKC", "NFKD", "none") })
-    .map((v) => {
-      const named = v.display === undefined ? v.address : `${v.display} <${v.address}>`;
-      const spelled = `${v.before}${named}${v.after}`;
-      return v.form === "none" ? spelled : spelled.normalize(v.form);
-    });
+  return fc.record({ address, display, before: spaces, after: spaces, form: fc.constantFrom("NFC", "NFD", "NFKC", "NFKD", "none") }).map((v) => {
+    const named = v.display === undefined ? v.address : `${v.display} <${v.address}>`;
+    const spelled = `${v.before}${named}${v.after}`;
+    return v.form === "none" ? spelled : spelled.normalize(v.form);
+  });
 }

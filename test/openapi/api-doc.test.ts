@@ -37,7 +37,12 @@ function tableUnder(title: string): Row[] {
     if (lines[i]!.startsWith("## ")) throw new Error(`docs/api.md: no table under "## ${title}"`);
     i++;
   }
-  const cells = (line: string) => line.trim().replace(/^\||\|$/g, "").split("|").map((c) => c.trim());
+  const cells = (line: string) =>
+    line
+      .trim()
+      .replace(/^\||\|$/g, "")
+      .split("|")
+      .map((c) => c.trim());
   const header = cells(lines[i]!).map((h) => h.toLowerCase());
   const rows: Row[] = [];
   for (i += 2; i < lines.length && lines[i]!.trim().startsWith("|"); i++) {
@@ -49,8 +54,7 @@ function tableUnder(title: string): Row[] {
 }
 
 /** "`a`, `b`" → ["a", "b"]; "—" → []. */
-const list = (cell: string) =>
-  cell === "—" || cell === "" ? [] : cell.split(",").map((c) => c.trim().replace(/^`|`$/g, ""));
+const list = (cell: string) => (cell === "—" || cell === "" ? [] : cell.split(",").map((c) => c.trim().replace(/^`|`$/g, "")));
 
 /** A path with its parameter names dropped, so `{id}`, `{approval_id}` and `[id]` compare equal. */
 const shape = (path: string) => path.replace(/\{[^}]+\}/g, "{}");
@@ -78,7 +82,9 @@ function routeFiles(): string[] {
       const full = join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
       else if (entry.name === "route.ts") {
-        const folders = relative(join(root, "app"), dir).split(sep).filter((f) => !/^\(.*\)$/.test(f)); // (groups) add nothing to the URL
+        const folders = relative(join(root, "app"), dir)
+          .split(sep)
+          .filter((f) => !/^\(.*\)$/.test(f)); // (groups) add nothing to the URL
         const path = "/" + folders.map((f) => (/^\[\.\.\..+\]$/.test(f) ? "*" : f.replace(/^\[(.+)\]$/, "{$1}"))).join("/");
         const source = readFileSync(full, "utf8");
         const methods = [...source.matchAll(/export\s+(?:const|async\s+function|function)\s+(GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => m[1]!);
@@ -126,7 +132,8 @@ describe("docs/api.md and the OpenAPI document", () => {
       for (const [path, item] of Object.entries(openApi.paths as Record<string, Record<string, Operation>>)) {
         for (const op of Object.values(item)) {
           for (const [status, response] of Object.entries(op.responses)) {
-            if (response.content?.["application/json"]?.schema?.properties?.error?.enum?.includes(code)) expect(status, `${code} on ${path}`).toBe(r.status);
+            if (response.content?.["application/json"]?.schema?.properties?.error?.enum?.includes(code))
+              expect(status, `${code} on ${path}`).toBe(r.status);
           }
         }
       }

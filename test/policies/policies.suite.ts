@@ -30,25 +30,60 @@ export function policiesSuite(provider: Provider, enabled = true) {
         (e: { code?: string; name?: string }) => e.code ?? e.name ?? "error",
       );
     const policyEvents = (name: string) =>
-      ctx.db.auditEvent.findMany({ where: { type: "policy.changed" }, orderBy: { seq: "asc" } }).then((rows) =>
-        rows.map((r) => ({ actor: r.actor, data: JSON.parse(r.data) as Record<string, unknown> })).filter((e) => e.data.policy === name),
-      );
+      ctx.db.auditEvent
+        .findMany({ where: { type: "policy.changed" }, orderBy: { seq: "asc" } })
+        .then((rows) =>
+          rows.map((r) => ({ actor: r.actor, data: JSON.parse(r.data) as Record<string, unknown> })).filter((e) => e.data.policy === name),
+        );
     const base = { tool: "payments.*", roles: ["payments"], quorum: 2, ttl: 600 };
 
     it("creates a policy, then replaces it by name; each change is audited with its actor and values", async () => {
       const name = `pay-${f.uid()}`;
       const created = await setPolicy({ name, ...base }, "user:admin@example.com");
       expect(created.change).toBe("created");
-      expect(created.policy).toMatchObject({ name, tool: "payments.*", service: null, effects: null, roles: ["payments"], quorum: 2, ttl: 600, priority: 100, isDefault: false });
+      expect(created.policy).toMatchObject({
+        name,
+        tool: "payments.*",
+        service: null,
+        effects: null,
+        roles: ["payments"],
+        quorum: 2,
+        ttl: 600,
+        priority: 100,
+        isDefault: false,
+      });
 
-      const replaced = await setPolicy({ name, tool: "payments.refund", service: "billing", effects: "destructive", roles: ["payments", "finance"], quorum: "3", ttl: "7200", priority: 5 }, "cli");
+      const replaced = await setPolicy(
+        {
+          name,
+          tool: "payments.refund",
+          service: "billing",
+          effects: "destructive",
+          roles: ["payments", "finance"],
+          quorum: "3",
+          ttl: "7200",
+          priority: 5,
+        },
+        "cli",
+      );
       expect(replaced.change).toBe("replaced");
-      expect(replaced.policy).toMatchObject({ tool: "payments.refund", service: "billing", effects: "destructive", roles: ["payments", "finance"], quorum: 3, ttl: 7200, priority: 5 });
+      expect(replaced.policy).toMatchObject({
+        tool: "payments.refund",
+        service: "billing",
+        effects: "destructive",
+        roles: ["payments", "finance"],
+        quorum: 3,
+        ttl: 7200,
+        priority: 5,
+      });
       expect(await ctx.db.policy.count({ where: { name } })).toBe(1);
 
       const events = await policyEvents(name);
       expect(events).toEqual([
-        { actor: "user:admin@example.com", data: expect.objectContaining({ change: "created", tool: "payments.*", roles: ["payments"], quorum: 2, ttl: 600 }) },
+        {
+          actor: "user:admin@example.com",
+          data: expect.objectContaining({ change: "created", tool: "payments.*", roles: ["payments"], quorum: 2, ttl: 600 }),
+        },
         { actor: "cli", data: expect.objectContaining({ change: "replaced", tool: "payments.refund", service: "billing", quorum: 3 }) },
       ]);
     });
@@ -74,7 +109,11 @@ export function policiesSuite(provider: Provider, enabled = true) {
           (e: { name: string; issues?: Array<{ path: unknown[] }> }) => e,
         );
         expect(error?.name, JSON.stringify(change)).toBe("ZodError");
-        if (path) expect(error?.issues?.map((i) => i.path.join(".")), JSON.stringify(change)).toContain(path);
+        if (path)
+          expect(
+            error?.issues?.map((i) => i.path.join(".")),
+            JSON.stringify(change),
+          ).toContain(path);
       }
       expect(await refusal(setPolicy({ ...base, name: "no spaces allowed" }, "cli"))).toBe("ZodError");
       expect(await ctx.db.policy.count({ where: { name } })).toBe(0);
@@ -99,7 +138,9 @@ export function policiesSuite(provider: Provider, enabled = true) {
       const out = await setPolicy({ name: "default", tool: "*", roles: ["reviewer", "oncall"], quorum: 2, ttl: 900 }, "cli");
       expect(out).toMatchObject({ change: "replaced", policy: { isDefault: true, tool: "*", roles: ["reviewer", "oncall"], quorum: 2, ttl: 900 } });
       expect(await refusal(setPolicy({ name: "default", tool: "payments.*", roles: ["reviewer"], quorum: 1, ttl: 900 }, "cli"))).toBe("ZodError");
-      expect(await refusal(setPolicy({ name: "default", tool: "*", service: "billing", roles: ["reviewer"], quorum: 1, ttl: 900 }, "cli"))).toBe("ZodError");
+      expect(await refusal(setPolicy({ name: "default", tool: "*", service: "billing", roles: ["reviewer"], quorum: 1, ttl: 900 }, "cli"))).toBe(
+        "ZodError",
+      );
       await setPolicy({ name: "default", tool: "*", roles: ["reviewer"], quorum: 1, ttl: 3600 }, "cli");
       const list = await listPolicies();
       expect(list.at(-1)).toMatchObject({ name: "default", isDefault: true });
@@ -147,9 +188,7 @@ export function policiesSuite(provider: Provider, enabled = true) {
     it("races: concurrent sets of one new name → one row, one 'created' and the rest 'replaced' (20 trials)", async () => {
       for (let i = 0; i < 20; i++) {
         const name = `race-${f.uid()}`;
-        const results = await Promise.all(
-          [1, 2, 3].map((q) => setPolicy({ name, tool: "race.*", roles: ["r"], quorum: q, ttl: 60 }, "cli")),
-        );
+        const results = await Promise.all([1, 2, 3].map((q) => setPolicy({ name, tool: "race.*", roles: ["r"], quorum: q, ttl: 60 }, "cli")));
         expect(results.map((r) => r.change).sort()).toEqual(["created", "replaced", "replaced"]);
         expect(await ctx.db.policy.count({ where: { name } })).toBe(1);
         const changes = (await policyEvents(name)).map((e) => e.data.change);

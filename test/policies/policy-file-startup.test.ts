@@ -14,7 +14,15 @@ writeFileSync(
   "policies:\n  - {name: ok, tool: 'mail.*', roles: [reviewer], quorum: 1, ttl: 600}\n  - {name: wire-transfers, tool: 'bank.wire', roles: [finance], quorum: 0, ttl: 600}\n",
 );
 const good = join(dir, "good.json");
-writeFileSync(good, JSON.stringify({ policies: [{ name: "a", tool: "a.*", roles: ["r"], quorum: 1, ttl: 60 }, { name: "b", tool: "b", roles: ["r"], quorum: 2, ttl: 60 }] }));
+writeFileSync(
+  good,
+  JSON.stringify({
+    policies: [
+      { name: "a", tool: "a.*", roles: ["r"], quorum: 1, ttl: 60 },
+      { name: "b", tool: "b", roles: ["r"], quorum: 2, ttl: 60 },
+    ],
+  }),
+);
 
 function run(script: string, args: string[], env: Record<string, string>) {
   const r = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", script, ...args], {

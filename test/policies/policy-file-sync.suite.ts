@@ -86,7 +86,11 @@ export function policyFileSyncSuite(provider: Provider, enabled = true) {
     it("refuses edits and deletes from the admin page and the CLI, naming the file", async () => {
       const before = await rules();
       const count = (await events()).length;
-      const refused = (p: Promise<unknown>) => p.then(() => null, (e: Error & { code?: string }) => ({ code: e.code, message: e.message }));
+      const refused = (p: Promise<unknown>) =>
+        p.then(
+          () => null,
+          (e: Error & { code?: string }) => ({ code: e.code, message: e.message }),
+        );
       const set = await refused(setPolicy({ name: "pay", tool: "payments.*", roles: ["x"], quorum: 1, ttl: 60 }, "user:admin@example.com"));
       expect(set).toEqual({ code: "conflict", message: expect.stringContaining(`POLICY_FILE=${path}`) });
       expect(await refused(setPolicy({ name: "new-one", tool: "x", roles: ["x"], quorum: 1, ttl: 60 }, "cli"))).toMatchObject({ code: "conflict" });

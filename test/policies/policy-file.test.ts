@@ -42,7 +42,16 @@ describe("policy file", () => {
     const file = readPolicyFile(write("good.yaml", GOOD_YAML));
     expect(file.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(file.policies).toEqual([
-      { name: "payments-large", tool: "payments.*", service: null, effects: "destructive", roles: ["payments", "finance"], quorum: 2, ttl: 1800, priority: 100 },
+      {
+        name: "payments-large",
+        tool: "payments.*",
+        service: null,
+        effects: "destructive",
+        roles: ["payments", "finance"],
+        quorum: 2,
+        ttl: 1800,
+        priority: 100,
+      },
       { name: "default", tool: "*", service: null, effects: null, roles: ["reviewer"], quorum: 1, ttl: 3600, priority: 100 },
     ]);
   });
@@ -69,7 +78,9 @@ describe("policy file", () => {
     expect(errorOf(`- {name: a, tool: x, roles: [r], quorum: 1, ttl: 10}`)).toContain("ttl: must be at least 60");
     expect(errorOf(`- {name: a, tool: x, roles: [r], quorum: 1, ttl: 2592001}`)).toContain("ttl: must be at most 2592000");
     expect(errorOf(`- {name: a, tool: x, roles: [Bad Role], quorum: 1, ttl: 60}`)).toContain("roles.0:");
-    expect(errorOf(`- {name: a, tool: x, roles: [r], quorum: 1, ttl: 60, approvers: 2}`)).toMatch(/entry 1 \(name "a"\) is not valid: entry: .*approvers/);
+    expect(errorOf(`- {name: a, tool: x, roles: [r], quorum: 1, ttl: 60, approvers: 2}`)).toMatch(
+      /entry 1 \(name "a"\) is not valid: entry: .*approvers/,
+    );
     expect(errorOf(`- {name: default, tool: "pay.*", roles: [r], quorum: 1, ttl: 60}`)).toContain("tool: the default policy matches every tool");
     expect(errorOf(`- {name: a, tool: x, roles: [r], quorum: 1, ttl: 60}\n- {name: a, tool: y, roles: [r], quorum: 1, ttl: 60}`)).toContain(
       'entry 2 (name "a") is not valid: name: repeats entry 1',

@@ -1,7 +1,8 @@
 // The review queue on a real database: which section a request lands in for
 // a viewer (the "can act on" rules of CONTRACT §6, checked in SQL and
 // cross-checked against eligibility()), the filters, keyset paging in both
-// orders and across decided statuses, capped counts, and change tracking.
+// orders and across decided statuses, capped counts, and change tracking
+// (lib/queue/).
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Provider } from "../helpers/databases";
@@ -11,7 +12,9 @@ export function queueSuite(provider: Provider, enabled = true) {
   describe.runIf(enabled)(`findQueue (${provider})`, () => {
     let ctx: Awaited<ReturnType<typeof useFreshDatabase>>;
     let f: typeof import("../helpers/fixtures");
-    let q: typeof import("@/lib/approvals/find-queue");
+    let q: typeof import("@/lib/queue/find-queue");
+    let params: typeof import("@/lib/queue/query-params");
+    let feed: typeof import("@/lib/queue/live-feed");
     let recordReview: typeof import("@/lib/reviews/record-review").recordReview;
     let cancelApproval: typeof import("@/lib/approvals/cancel-approval").cancelApproval;
     let newId: typeof import("@/lib/ids").newId;
@@ -19,7 +22,9 @@ export function queueSuite(provider: Provider, enabled = true) {
     beforeAll(async () => {
       ctx = await useFreshDatabase(provider);
       f = await import("../helpers/fixtures");
-      q = await import("@/lib/approvals/find-queue");
+      q = await import("@/lib/queue/find-queue");
+      params = await import("@/lib/queue/query-params");
+      feed = await import("@/lib/queue/live-feed");
       ({ recordReview } = await import("@/lib/reviews/record-review"));
       ({ cancelApproval } = await import("@/lib/approvals/cancel-approval"));
       ({ newId } = await import("@/lib/ids"));
@@ -29,12 +34,21 @@ export function queueSuite(provider: Provider, enabled = true) {
     type Service = Awaited<ReturnType<typeof f.makeService>>;
     const ids = (s: { rows: Array<{ id: string }> } | null) => (s ? s.rows.map((r) => r.id) : null);
     /** Every page of one section, following its cursors. */
-    async function allPages(viewerId: string, query: import("@/lib/approvals/find-queue").QueueQuery, section: "canAct" | "waiting" | "decided", pageSize: number) {
+    async function allPages(
+      viewerId: string,
+      query: import("@/lib/queue/query-params").QueueQuery,
+      section: "canAct" | "waiting" | "decided",
+      pageSize: number,
+    ) {
       const param = { canAct: "act", waiting: "wait", decided: "done" } as const;
       const pages: string[][] = [];
       let cursor: string | null = null;
       do {
-        const page = await q.findQueue(viewerId, { ...query, ...(cursor ? { [param[section]]: q.cursorSchema.parse(cursor) } : {}) }, { pageSize });
+        const page = await q.findQueue(
+          viewerId,
+          { ...query, ...(cursor ? { [param[section]]: params.cursorSchema.parse(cursor) } : {}) },
+          { pageSize },
+        );
         const s = page[section]!;
         pages.push(s.rows.map((r) => r.id));
         cursor = s.next;
@@ -219,12 +233,12 @@ export function queueSuite(provider: Provider, enabled = true) {
 
       // A cursor is "<ms>.<id>" and survives the URL; junk is refused.
       expect(first.canAct!.next).toMatch(/^\d+\.apr_[a-z2-7]+$/);
-      expect(q.parseQueueQuery({ act: first.canAct!.next!, tool: "bad tool!", effects: ["read", "write"], status: "" })).toEqual({
-        query: { act: q.cursorSchema.parse(first.canAct!.next!), effects: "read" },
+      expect(params.parseQueueQuery({ act: first.canAct!.next!, tool: "bad tool!", effects: ["read", "write"], status: "" })).toEqual({
+        query: { act: params.cursorSchema.parse(first.canAct!.next!), effects: "read" },
         raw: { act: first.canAct!.next!, effects: "read" },
         invalid: ["tool"],
       });
-      expect(q.cursorSchema.safeParse("1.x; DROP TABLE approvals").success).toBe(false);
+      expect(params.cursorSchema.safeParse("1.x; DROP TABLE approvals").success).toBe(false);
     });
 
     it("pages recent decisions newest first across statuses", async () => {
@@ -247,15 +261,15 @@ export function queueSuite(provider: Provider, enabled = true) {
     it("tracks changes: a new request and a review move the version and name the request", async () => {
       const service = await f.makeService();
       const reviewer = await f.makeUser(["reviewer"]);
-      const before = await q.getQueueVersion();
+      const before = await feed.getQueueVersion();
       const a = await f.makeApproval(service, { tool: "mail.send" });
-      const afterIngest = await q.getQueueVersion();
+      const afterIngest = await feed.getQueueVersion();
       expect(afterIngest).toBeGreaterThan(before);
-      expect(await q.findQueueChanges(before, afterIngest)).toEqual({ ids: [a.approval_id], more: false, rolesChanged: false });
+      expect(await feed.findQueueChanges(before, afterIngest)).toEqual({ ids: [a.approval_id], more: false, rolesChanged: false });
       await recordReview(reviewer.id, { approvalId: a.approval_id, decision: "approve" });
-      const afterReview = await q.getQueueVersion();
-      expect((await q.findQueueChanges(afterIngest, afterReview))?.ids).toEqual([a.approval_id]);
-      expect(await q.findQueueChanges(afterReview, afterReview)).toBeNull();
+      const afterReview = await feed.getQueueVersion();
+      expect((await feed.findQueueChanges(afterIngest, afterReview))?.ids).toEqual([a.approval_id]);
+      expect(await feed.findQueueChanges(afterReview, afterReview)).toBeNull();
     });
 
     // Last: it adds 100,000 pending rows to this file's database.
@@ -315,7 +329,7 @@ export function queueSuite(provider: Provider, enabled = true) {
         take: 1,
         select: { id: true, createdAt: true },
       });
-      const cursor = q.cursorSchema.parse(q.encodeCursor(deepAt!));
+      const cursor = params.cursorSchema.parse(params.encodeCursor(deepAt!));
       const [deep, deepMs] = await timed(() => q.findQueue(common.id, { act: cursor, wait: cursor }, { pageSize: 25 }));
       expect(deep.canAct!.rows).toHaveLength(25);
       for (const row of deep.canAct!.rows) expect(row.createdAt.getTime()).toBeGreaterThanOrEqual(deepAt!.createdAt.getTime());
@@ -325,7 +339,9 @@ export function queueSuite(provider: Provider, enabled = true) {
       const [sparse, sparseMs] = await timed(() => q.findQueue(rare.id, {}, { pageSize: 25 }));
       expect(sparse.canAct).toMatchObject({ count: N / 1000, countCapped: false });
 
-      console.log(`findQueue with ${N} pending (${provider}): first page ${firstMs.toFixed(0)} ms, deep page ${deepMs.toFixed(0)} ms, rare role ${sparseMs.toFixed(0)} ms`);
+      console.log(
+        `findQueue with ${N} pending (${provider}): first page ${firstMs.toFixed(0)} ms, deep page ${deepMs.toFixed(0)} ms, rare role ${sparseMs.toFixed(0)} ms`,
+      );
       // Generous bounds for a busy 2-core machine; measured 30–150 ms.
       for (const ms of [firstMs, deepMs, sparseMs]) expect(ms).toBeLessThan(2000);
     });

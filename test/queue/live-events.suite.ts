@@ -88,11 +88,21 @@ export function liveEventsSuite(provider: Provider) {
       const stream = eventStream(res);
       const service = await f.makeService();
       const { CountersignClient } = await import("@/lib/client");
-      const client = new CountersignClient({ baseUrl: base, serviceSlug: service.slug, webhookSecret: service.webhook_secret, apiToken: service.api_token });
+      const client = new CountersignClient({
+        baseUrl: base,
+        serviceSlug: service.slug,
+        webhookSecret: service.webhook_secret,
+        apiToken: service.api_token,
+      });
       expect(await stream.waitFor((e) => e.event === "ready", 5000)).toBeDefined();
 
       const sentAt = Date.now();
-      const { approval_id: id } = await client.requestApproval({ run_id: `run_${randomUUID()}`, call_id: "c1", tool: "mail.send", arguments: { to: "x" } });
+      const { approval_id: id } = await client.requestApproval({
+        run_id: `run_${randomUUID()}`,
+        call_id: "c1",
+        tool: "mail.send",
+        arguments: { to: "x" },
+      });
       const changed = await stream.waitFor((e) => e.event === "changed" && e.data.includes(id), 5000);
       await stream.close();
       expect(changed, JSON.stringify(stream.events)).toBeDefined();
@@ -129,7 +139,10 @@ export function liveEventsSuite(provider: Provider) {
       expect(await seen.waitFor((e) => e.event === "changed" && e.data.includes(id), 5000)).toBeDefined();
       await new Promise((r) => setTimeout(r, 500));
       await Promise.all([hidden.close(), seen.close()]);
-      expect(hidden.events.some((e) => e.data.includes(id)), JSON.stringify(hidden.events)).toBe(false);
+      expect(
+        hidden.events.some((e) => e.data.includes(id)),
+        JSON.stringify(hidden.events),
+      ).toBe(false);
     });
 
     it("tells a page rendered at an older version at once (?since=)", async () => {

@@ -20,7 +20,21 @@ import { signInWithPassword } from "../helpers/sign-in";
 import { encode, encoding, secretKeyName, secretSample, showsPartOf, splitAt, visible, type SecretSample } from "../helpers/secret-samples";
 
 // Classes whose secret is recognisable without its surrounding words.
-const SELF_EVIDENT = new Set(["jwt", "google_api_key", "stripe", "slack_webhook", "slack_token", "github_pat", "github_token", "npm", "sendgrid", "twilio_sid", "card_number", "iban", "email"]);
+const SELF_EVIDENT = new Set([
+  "jwt",
+  "google_api_key",
+  "stripe",
+  "slack_webhook",
+  "slack_token",
+  "github_pat",
+  "github_token",
+  "npm",
+  "sendgrid",
+  "twilio_sid",
+  "card_number",
+  "iban",
+  "email",
+]);
 
 type Shape = "plain" | "encoded" | "split" | "key";
 const shape = fc.constantFrom<Shape>("plain", "encoded", "split", "key");
@@ -29,7 +43,14 @@ const nest = (value: unknown, path: Array<"array" | "object">) =>
   path.reduceRight<unknown>((inner, kind, k) => (kind === "array" ? ["x", inner] : { [`level${k}`]: inner, other: "plain" }), value);
 
 /** The arguments for one generated case, and the strings that must never be seen. */
-function buildArguments(sample: SecretSample, how: Shape, enc: Parameters<typeof encode>[1], cuts: number[], key: string, path: Array<"array" | "object">) {
+function buildArguments(
+  sample: SecretSample,
+  how: Shape,
+  enc: Parameters<typeof encode>[1],
+  cuts: number[],
+  key: string,
+  path: Array<"array" | "object">,
+) {
   const mustHide = [...sample.secrets];
   let inner: unknown;
   switch (how) {
@@ -76,7 +97,13 @@ export function secretsNeverStoredSuite(provider: Provider) {
       ctx = await useFreshDatabase(provider);
       app = await startAppServer({
         port: await freePort(),
-        env: { ...secrets, DATABASE_URL: ctx.url, COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-secrets-")), AUTH_CREDENTIALS: "1", LOG_LEVEL: "debug" },
+        env: {
+          ...secrets,
+          DATABASE_URL: ctx.url,
+          COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-secrets-")),
+          AUTH_CREDENTIALS: "1",
+          LOG_LEVEL: "debug",
+        },
       });
       const f = await import("../helpers/fixtures");
       svc = await f.makeService();
@@ -106,30 +133,52 @@ export function secretsNeverStoredSuite(provider: Provider) {
     it("stores, audits, shows and logs every class only redacted (plain, encoded, split, under a secret name)", async () => {
       onTestFailed(() => console.log(`app output:\n${app.output().slice(-4000)}`));
       await fc.assert(
-        fc.asyncProperty(fc.noBias(secretSample), shape, encoding, fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), secretKeyName, nesting, async (sample, how, enc, cuts, key, path) => {
-          const { args, mustHide } = buildArguments(sample, how, enc, cuts, key, path);
-          seen.push(...mustHide);
-          const res = await post({ run_id: `run_${randomUUID()}`, call_id: "c1", tool, arguments: args, summary: `About: ${sample.text}`.slice(0, 2000) });
-          expect(res.status, await res.clone().text()).toBe(201);
-          const { approval_id } = (await res.json()) as { approval_id: string };
+        fc.asyncProperty(
+          fc.noBias(secretSample),
+          shape,
+          encoding,
+          fc.array(fc.nat(), { minLength: 1, maxLength: 3 }),
+          secretKeyName,
+          nesting,
+          async (sample, how, enc, cuts, key, path) => {
+            const { args, mustHide } = buildArguments(sample, how, enc, cuts, key, path);
+            seen.push(...mustHide);
+            const res = await post({
+              run_id: `run_${randomUUID()}`,
+              call_id: "c1",
+              tool,
+              arguments: args,
+              summary: `About: ${sample.text}`.slice(0, 2000),
+            });
+            expect(res.status, await res.clone().text()).toBe(201);
+            const { approval_id } = (await res.json()) as { approval_id: string };
 
-          const row = await ctx.db.approval.findUniqueOrThrow({ where: { id: approval_id } });
-          const events = await ctx.db.auditEvent.findMany({ where: { approvalId: approval_id } });
-          expect(events.length).toBeGreaterThan(0);
-          const page = await fetch(`${app.baseUrl}/approvals/${approval_id}`, { headers: { cookie: reviewerCookie } });
-          expect(page.status).toBe(200);
-          const html = await page.text();
-          const places = { redacted_args: JSON.parse(row.redactedArgs) as unknown, summary: row.summary, audit: events.map((e) => ({ type: e.type, actor: e.actor, data: JSON.parse(e.data) as unknown })), page: html };
-          for (const [place, content] of Object.entries(places)) {
-            const text = visible(typeof content === "string" ? content : JSON.stringify(content));
-            for (const secret of mustHide) {
-              const inJson = JSON.stringify(secret).slice(1, -1);
-              // Pages carry markup and scripts: a longer run is asked for there.
-              const n = place === "page" ? 10 : 6;
-              expect(showsPartOf(text, secret, n) || showsPartOf(text, inJson, n), `${sample.kind}/${how}${how === "encoded" ? `/${enc}` : ""} in ${place}: ${place === "page" ? "" : text.slice(0, 1500)}`).toBe(false);
+            const row = await ctx.db.approval.findUniqueOrThrow({ where: { id: approval_id } });
+            const events = await ctx.db.auditEvent.findMany({ where: { approvalId: approval_id } });
+            expect(events.length).toBeGreaterThan(0);
+            const page = await fetch(`${app.baseUrl}/approvals/${approval_id}`, { headers: { cookie: reviewerCookie } });
+            expect(page.status).toBe(200);
+            const html = await page.text();
+            const places = {
+              redacted_args: JSON.parse(row.redactedArgs) as unknown,
+              summary: row.summary,
+              audit: events.map((e) => ({ type: e.type, actor: e.actor, data: JSON.parse(e.data) as unknown })),
+              page: html,
+            };
+            for (const [place, content] of Object.entries(places)) {
+              const text = visible(typeof content === "string" ? content : JSON.stringify(content));
+              for (const secret of mustHide) {
+                const inJson = JSON.stringify(secret).slice(1, -1);
+                // Pages carry markup and scripts: a longer run is asked for there.
+                const n = place === "page" ? 10 : 6;
+                expect(
+                  showsPartOf(text, secret, n) || showsPartOf(text, inJson, n),
+                  `${sample.kind}/${how}${how === "encoded" ? `/${enc}` : ""} in ${place}: ${place === "page" ? "" : text.slice(0, 1500)}`,
+                ).toBe(false);
+              }
             }
-          }
-        }),
+          },
+        ),
         { numRuns: 90 },
       );
       // Nothing reached the server log either (its lines are JSON: compare both spellings).
@@ -147,7 +196,13 @@ export function secretsNeverStoredSuite(provider: Provider) {
           async (sample, field) => {
             const secret = sample.whole.slice(0, 90);
             const before = await ctx.db.approval.count();
-            const data: Record<string, unknown> = { run_id: `run_${randomUUID()}`, call_id: "c1", tool, arguments: { amount: 1 }, [field]: `x-${secret}` };
+            const data: Record<string, unknown> = {
+              run_id: `run_${randomUUID()}`,
+              call_id: "c1",
+              tool,
+              arguments: { amount: 1 },
+              [field]: `x-${secret}`,
+            };
             const res = await post(data);
             const body = (await res.json()) as { error: string; issues?: Array<{ path: string; message: string }> };
             expect(res.status, sample.kind).toBe(422);
@@ -173,7 +228,9 @@ export function secretsNeverStoredSuite(provider: Provider) {
           expect(body.issues).toEqual([{ path: `data.${field}`, message: `must not contain a secret (it matches the ${name} redaction rule)` }]);
           expect(JSON.stringify(body)).not.toContain("EMP-12345");
         }
-        expect((await post({ run_id: `run_${randomUUID()}`, call_id: "c1", tool, arguments: { amount: 1 }, environment: "EMP-1234" })).status).toBe(201);
+        expect((await post({ run_id: `run_${randomUUID()}`, call_id: "c1", tool, arguments: { amount: 1 }, environment: "EMP-1234" })).status).toBe(
+          201,
+        );
       } finally {
         await removeRedactionRule(name, "cli");
       }

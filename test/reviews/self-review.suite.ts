@@ -14,7 +14,7 @@ export function selfReviewSuite(provider: Provider, enabled = true) {
     let ctx: Awaited<ReturnType<typeof useFreshDatabase>>;
     let f: typeof import("../helpers/fixtures");
     let recordReview: typeof import("@/lib/reviews/record-review").recordReview;
-    let findQueue: typeof import("@/lib/approvals/find-queue").findQueue;
+    let findQueue: typeof import("@/lib/queue/find-queue").findQueue;
     let newId: typeof import("@/lib/ids").newId;
     let service: Awaited<ReturnType<typeof f.makeService>>;
 
@@ -22,7 +22,7 @@ export function selfReviewSuite(provider: Provider, enabled = true) {
       ctx = await useFreshDatabase(provider);
       f = await import("../helpers/fixtures");
       ({ recordReview } = await import("@/lib/reviews/record-review"));
-      ({ findQueue } = await import("@/lib/approvals/find-queue"));
+      ({ findQueue } = await import("@/lib/queue/find-queue"));
       ({ newId } = await import("@/lib/ids"));
       service = await f.makeService();
       await f.makePolicy({ tool: "self.*", roles: ["reviewer"], quorum: 1 });
@@ -39,7 +39,9 @@ export function selfReviewSuite(provider: Provider, enabled = true) {
     async function reviewerKnownAs(address: string, via: "email" | "identity") {
       if (via === "email") return f.makeUser(["reviewer", "admin"], address);
       const user = await f.makeUser(["reviewer"]);
-      await ctx.db.identity.create({ data: { id: newId("idn"), userId: user.id, issuer: "https://idp.example.com", subject: `sub-${f.uid()}`, email: address } });
+      await ctx.db.identity.create({
+        data: { id: newId("idn"), userId: user.id, issuer: "https://idp.example.com", subject: `sub-${f.uid()}`, email: address },
+      });
       return user;
     }
 
@@ -60,7 +62,10 @@ export function selfReviewSuite(provider: Provider, enabled = true) {
 
             // The queue: not actionable, shown to the requester as waiting, with the reason.
             const queue = await findQueue(reviewer.id, { tool });
-            expect(queue.canAct!.rows.map((r) => r.id), where).toEqual([]);
+            expect(
+              queue.canAct!.rows.map((r) => r.id),
+              where,
+            ).toEqual([]);
             const row = queue.waiting!.rows.find((r) => r.id === a.approval_id);
             expect(row?.whyNot, where).toMatch(/you requested this call/);
 
@@ -71,7 +76,10 @@ export function selfReviewSuite(provider: Provider, enabled = true) {
 
             // Someone else with the role can act on it and decide it.
             const other = await f.makeUser(["reviewer"]);
-            expect((await findQueue(other.id, { tool })).canAct!.rows.map((r) => r.id), where).toEqual([a.approval_id]);
+            expect(
+              (await findQueue(other.id, { tool })).canAct!.rows.map((r) => r.id),
+              where,
+            ).toEqual([a.approval_id]);
             expect((await recordReview(other.id, { approvalId: a.approval_id, decision: "approve" })).status, where).toBe("approved");
           },
         ),
@@ -85,7 +93,10 @@ export function selfReviewSuite(provider: Provider, enabled = true) {
       for (const other of [`${local}x@${domain}`, `${local}@${domain}.org`, `x.${local}@${domain}`]) {
         const tool = `self.${f.uid()}`;
         const a = await f.makeApproval(service, { tool, requested_by: other });
-        expect((await findQueue(reviewer.id, { tool })).canAct!.rows.map((r) => r.id), other).toEqual([a.approval_id]);
+        expect(
+          (await findQueue(reviewer.id, { tool })).canAct!.rows.map((r) => r.id),
+          other,
+        ).toEqual([a.approval_id]);
         expect((await recordReview(reviewer.id, { approvalId: a.approval_id, decision: "approve" })).status, other).toBe("approved");
       }
     });
@@ -98,7 +109,10 @@ export function selfReviewSuite(provider: Provider, enabled = true) {
       // As an older version stored them: requested_by as sent, no key (a few batches' worth).
       const made: string[] = [];
       for (let i = 0; i < 7; i++) {
-        const a = await f.makeApproval(service, { tool, requested_by: i % 2 ? `Old <${reviewer.email.toUpperCase()}>` : `mailto:${reviewer.email}.` });
+        const a = await f.makeApproval(service, {
+          tool,
+          requested_by: i % 2 ? `Old <${reviewer.email.toUpperCase()}>` : `mailto:${reviewer.email}.`,
+        });
         made.push(a.approval_id);
       }
       await ctx.db.approval.updateMany({ where: { id: { in: made } }, data: { requesterKey: null } });

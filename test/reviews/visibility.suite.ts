@@ -114,7 +114,7 @@ export function visibilitySuite(provider: Provider) {
       expect(html).not.toContain(redacted.args_digest);
       const queue = await (await get(`/approvals?tool=${encodeURIComponent(tool)}`, people.requester)).text();
       expect(queue).toContain(redacted.approval_id);
-      const { findQueue } = await import("@/lib/approvals/find-queue");
+      const { findQueue } = await import("@/lib/queue/find-queue");
       const requester = await db.user.findUniqueOrThrow({ where: { email: people.requester.email } });
       const q = await findQueue(requester.id, { tool });
       expect(q.canAct!.count).toBe(0);

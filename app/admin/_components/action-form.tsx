@@ -6,10 +6,10 @@
 // every action); after a success the form is cleared unless `keepValues`.
 import { startTransition, useActionState, useEffect, useRef, useState } from "react";
 import { CopyButton } from "@/components/copy-button";
-import type { ActionState, AdminAction } from "../_lib/action-state";
+import type { ActionState, FormAction } from "@/lib/auth/guards";
 
 type Props = {
-  action: AdminAction;
+  action: FormAction;
   submitLabel: string;
   /** Accessible name of the submit button when the visible label is not enough. */
   submitName?: string;

@@ -1,4 +1,5 @@
 import { AppHeader } from "@/components/app-header";
+import { signOutAction } from "@/app/actions/auth";
 
 export function AdminPage({
   user,
@@ -11,7 +12,7 @@ export function AdminPage({
 }) {
   return (
     <>
-      <AppHeader user={user} />
+      <AppHeader user={user} signOut={signOutAction} />
       <main className="mx-auto flex max-w-5xl flex-col gap-6 p-4">
         <h1 className="text-xl font-semibold">{title}</h1>
         {children}

@@ -46,8 +46,10 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           </p>
         )}
         <p className="mt-2 text-sm">
-          <a href="/admin/audit/export" className="text-blue-700 underline">Download the whole chain (JSON Lines)</a> · To detect
-          deleted newest events, keep the output of <code>npm run admin -- audit checkpoint</code> outside the database and run{" "}
+          <a href="/admin/audit/export" className="text-blue-700 underline">
+            Download the whole chain (JSON Lines)
+          </a>{" "}
+          · To detect deleted newest events, keep the output of <code>npm run admin -- audit checkpoint</code> outside the database and run{" "}
           <code>audit verify --checkpoint FILE</code>.
         </p>
       </Section>
@@ -81,7 +83,10 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
 
       {!parsed.success && (
         <p role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">
-          Invalid filter: {issuesOf(parsed.error).map((i) => `${i.path}: ${i.message}`).join("; ")}
+          Invalid filter:{" "}
+          {issuesOf(parsed.error)
+            .map((i) => `${i.path}: ${i.message}`)
+            .join("; ")}
         </p>
       )}
 
@@ -94,12 +99,24 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
               <table className="w-full min-w-[40rem] text-left text-sm">
                 <thead className="text-xs text-slate-600">
                   <tr>
-                    <th scope="col" className="py-1 pr-2">#</th>
-                    <th scope="col" className="py-1 pr-2">Time</th>
-                    <th scope="col" className="py-1 pr-2">Type</th>
-                    <th scope="col" className="py-1 pr-2">Actor</th>
-                    <th scope="col" className="py-1 pr-2">Approval</th>
-                    <th scope="col" className="py-1">Data</th>
+                    <th scope="col" className="py-1 pr-2">
+                      #
+                    </th>
+                    <th scope="col" className="py-1 pr-2">
+                      Time
+                    </th>
+                    <th scope="col" className="py-1 pr-2">
+                      Type
+                    </th>
+                    <th scope="col" className="py-1 pr-2">
+                      Actor
+                    </th>
+                    <th scope="col" className="py-1 pr-2">
+                      Approval
+                    </th>
+                    <th scope="col" className="py-1">
+                      Data
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -107,8 +124,12 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                     <tr key={e.seq} className="border-t border-slate-100 align-top" data-testid="audit-event">
                       <td className="py-1 pr-2 font-mono">{e.seq}</td>
                       <td className="whitespace-nowrap py-1 pr-2">{utc(e.at)}</td>
-                      <td className="py-1 pr-2 font-mono" data-testid="audit-type">{e.type}</td>
-                      <td className="break-all py-1 pr-2" data-testid="audit-actor">{e.actor}</td>
+                      <td className="py-1 pr-2 font-mono" data-testid="audit-type">
+                        {e.type}
+                      </td>
+                      <td className="break-all py-1 pr-2" data-testid="audit-actor">
+                        {e.actor}
+                      </td>
                       <td className="break-all py-1 pr-2 font-mono">
                         {e.approvalId ? (
                           <Link href={`/approvals/${e.approvalId}`} className="text-blue-700 hover:underline">
@@ -118,7 +139,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                           "—"
                         )}
                       </td>
-                      <td className="break-all py-1 font-mono text-xs" data-testid="audit-data">{JSON.stringify(e.data)}</td>
+                      <td className="break-all py-1 font-mono text-xs" data-testid="audit-data">
+                        {JSON.stringify(e.data)}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -1,17 +1,17 @@
 "use server";
-// Admin actions on policies, each through runAdminAction (origin, session,
+// Admin actions on policies, each through runAction (origin, session,
 // admin role read now). With POLICY_FILE set, lib/policies refuses edits.
 import { setPolicy } from "@/lib/policies/set-policy";
 import { deletePolicy } from "@/lib/policies/delete-policy";
 import { whichPolicy } from "@/lib/policies/which-policy";
 import { splitRoles } from "@/lib/policies/schemas";
-import type { ActionState } from "../_lib/action-state";
-import { field, optionalField, runAdminAction } from "../_lib/run-action";
+import { ADMIN_WORDING, runAction, type ActionState } from "@/lib/auth/guards";
+import { field, optionalField } from "@/lib/http/form-fields";
 
-const PATH = "/admin/policies";
+const ADMIN = { name: "admin action", path: "/admin/policies", wording: ADMIN_WORDING };
 
 export async function savePolicyAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:policies", PATH, async (actor) => {
+  return runAction("admin:policies", ADMIN, async ({ actor }) => {
     const effects = field(fd, "effects");
     const { change, policy } = await setPolicy(
       {
@@ -31,23 +31,20 @@ export async function savePolicyAction(_prev: ActionState, fd: FormData): Promis
 }
 
 export async function deletePolicyAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:policies", PATH, async (actor) => {
+  return runAction("admin:policies", ADMIN, async ({ actor }) => {
     const r = await deletePolicy(field(fd, "name"), actor);
     return { ok: true, message: `Policy ${r.name} deleted.` };
   });
 }
 
 export async function testPolicyAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:policies", PATH, async () => {
+  return runAction("admin:policies", ADMIN, async () => {
     const { question, policy, alsoMatching } = await whichPolicy({
       service: field(fd, "service"),
       tool: field(fd, "tool"),
       effects: optionalField(fd, "effects"),
     });
-    const detail = [
-      `Needs ${policy.quorum} approval(s) from: ${policy.roles.join(", ")}`,
-      `Lives at most ${policy.ttlSeconds} s`,
-    ];
+    const detail = [`Needs ${policy.quorum} approval(s) from: ${policy.roles.join(", ")}`, `Lives at most ${policy.ttlSeconds} s`];
     if (alsoMatching.length) detail.push(`Also matching, less specific: ${alsoMatching.join(", ")}`);
     return {
       ok: true,

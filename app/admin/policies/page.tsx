@@ -56,7 +56,14 @@ function PolicyFields({ p }: { p?: PolicyView }) {
         help={`${MIN_TTL_SECONDS}–${MAX_TTL_SECONDS}`}
       />
       {!isDefault && (
-        <TextField label="Priority" name="priority" type="number" defaultValue={p?.priority ?? DEFAULT_PRIORITY} className="w-28" help="Lower wins a tie" />
+        <TextField
+          label="Priority"
+          name="priority"
+          type="number"
+          defaultValue={p?.priority ?? DEFAULT_PRIORITY}
+          className="w-28"
+          help="Lower wins a tie"
+        />
       )}
     </>
   );
@@ -80,13 +87,13 @@ export default async function PoliciesPage() {
     <AdminPage user={me} title="Policies">
       {file && (
         <p role="note" data-testid="policy-file-banner" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">
-          Read-only: policies are loaded from the policy file <code className="break-all">{file}</code> at start-up. Edit that file and
-          restart Countersign to change them.
+          Read-only: policies are loaded from the policy file <code className="break-all">{file}</code> at start-up. Edit that file and restart
+          Countersign to change them.
         </p>
       )}
       <p className="text-sm text-slate-700">
-        The most specific matching policy wins (exact tool, then a named service, then the longer pattern, then named effects), then the
-        lower priority. Changes apply to requests that arrive afterwards; pending requests keep the policy they got.
+        The most specific matching policy wins (exact tool, then a named service, then the longer pattern, then named effects), then the lower
+        priority. Changes apply to requests that arrive afterwards; pending requests keep the policy they got.
       </p>
 
       <Section title="Which policy matches?" id="tester-h">
@@ -115,8 +122,7 @@ export default async function PoliciesPage() {
               </div>
               <p className="text-sm">{describe(p)}</p>
               <p className="text-sm" data-testid="policy-rule">
-                {p.quorum} approval{p.quorum > 1 ? "s" : ""} from {p.roles.join(", ")} · TTL {p.ttl} s
-                {p.isDefault ? "" : ` · priority ${p.priority}`}
+                {p.quorum} approval{p.quorum > 1 ? "s" : ""} from {p.roles.join(", ")} · TTL {p.ttl} s{p.isDefault ? "" : ` · priority ${p.priority}`}
               </p>
               <p className="text-xs text-slate-500">Updated {utc(p.updatedAt)}</p>
               {!file && (

@@ -1,5 +1,5 @@
 "use server";
-// Admin actions on services, each through runAdminAction (origin, session,
+// Admin actions on services, each through runAction (origin, session,
 // admin role read now). New credentials travel only in the action's answer.
 import {
   createService,
@@ -9,13 +9,13 @@ import {
   rotateWebhookSecret,
   updateCallbackUrl,
 } from "@/lib/services/manage-services";
-import type { ActionState } from "../_lib/action-state";
-import { field, optionalField, runAdminAction } from "../_lib/run-action";
+import { ADMIN_WORDING, runAction, type ActionState } from "@/lib/auth/guards";
+import { field, optionalField } from "@/lib/http/form-fields";
 
-const PATH = "/admin/services";
+const ADMIN = { name: "admin action", path: "/admin/services", wording: ADMIN_WORDING };
 
 export async function createServiceAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:services", PATH, async (actor) => {
+  return runAction("admin:services", ADMIN, async ({ actor }) => {
     const s = await createService({ slug: field(fd, "slug"), callbackUrl: optionalField(fd, "callbackUrl") }, actor);
     return {
       ok: true,
@@ -30,7 +30,7 @@ export async function createServiceAction(_prev: ActionState, fd: FormData): Pro
 }
 
 export async function rotateSecretAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:services", PATH, async (actor) => {
+  return runAction("admin:services", ADMIN, async ({ actor }) => {
     const r = await rotateWebhookSecret(field(fd, "slug"), actor);
     return {
       ok: true,
@@ -41,28 +41,28 @@ export async function rotateSecretAction(_prev: ActionState, fd: FormData): Prom
 }
 
 export async function finishRotationAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:services", PATH, async (actor) => {
+  return runAction("admin:services", ADMIN, async ({ actor }) => {
     const r = await finishRotation(field(fd, "slug"), actor);
     return { ok: true, message: `Rotation finished for ${r.slug}: only the new secret is valid now.` };
   });
 }
 
 export async function disableServiceAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:services", PATH, async (actor) => {
+  return runAction("admin:services", ADMIN, async ({ actor }) => {
     const r = await disableService(field(fd, "slug"), actor);
     return { ok: true, message: `Service ${r.slug} disabled: its webhooks and API token are refused.` };
   });
 }
 
 export async function updateCallbackUrlAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:services", PATH, async (actor) => {
+  return runAction("admin:services", ADMIN, async ({ actor }) => {
     const r = await updateCallbackUrl({ slug: field(fd, "slug"), callbackUrl: optionalField(fd, "callbackUrl") ?? null }, actor);
     return { ok: true, message: r.callback_url ? `Callback URL of ${r.slug} saved.` : `Callback URL of ${r.slug} removed.` };
   });
 }
 
 export async function retryDeliveryAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:services", PATH, async (actor) => {
+  return runAction("admin:services", ADMIN, async ({ actor }) => {
     await retryCallbackDelivery(field(fd, "deliveryId"), actor);
     return { ok: true, message: "Retry queued: the callback is sent again within seconds." };
   });

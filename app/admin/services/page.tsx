@@ -66,7 +66,14 @@ export default async function ServicesPage() {
       <Section title="Register a service" id="create-service-h">
         <ActionForm action={createServiceAction} submitLabel="Create service">
           <TextField label="Slug" name="slug" required placeholder="billing-agent" className="w-full sm:w-56" />
-          <TextField label="Callback URL" name="callbackUrl" type="url" placeholder="https://…/countersign-callback" className="w-full sm:w-80" help="Optional" />
+          <TextField
+            label="Callback URL"
+            name="callbackUrl"
+            type="url"
+            placeholder="https://…/countersign-callback"
+            className="w-full sm:w-80"
+            help="Optional"
+          />
         </ActionForm>
       </Section>
 
@@ -83,7 +90,9 @@ export default async function ServicesPage() {
                 >
                   {s.disabled ? "disabled" : "active"}
                 </span>
-                {s.rotating && <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900">rotating: two secrets valid</span>}
+                {s.rotating && (
+                  <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900">rotating: two secrets valid</span>
+                )}
                 <span className="text-xs text-slate-600">created {utc(s.createdAt)}</span>
               </div>
               <p className="break-all text-sm">Callback URL: {s.callbackUrl ?? "none"}</p>
@@ -92,7 +101,14 @@ export default async function ServicesPage() {
                 <>
                   <ActionForm action={updateCallbackUrlAction} submitLabel="Save callback URL">
                     <input type="hidden" name="slug" value={s.slug} />
-                    <TextField label="New callback URL" name="callbackUrl" type="url" defaultValue={s.callbackUrl ?? ""} className="w-full sm:w-96" help="Empty removes it." />
+                    <TextField
+                      label="New callback URL"
+                      name="callbackUrl"
+                      type="url"
+                      defaultValue={s.callbackUrl ?? ""}
+                      className="w-full sm:w-96"
+                      help="Empty removes it."
+                    />
                   </ActionForm>
                   <div className="flex flex-wrap gap-3">
                     {/* Always rendered, so the new secret it shows survives the page refresh. */}

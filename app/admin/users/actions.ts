@@ -1,17 +1,17 @@
 "use server";
-// Admin actions on users. Each one goes through runAdminAction: origin,
+// Admin actions on users. Each one goes through runAction: origin,
 // live session and the admin role, read now, before anything changes.
 import { addUser } from "@/lib/users/add-user";
 import { grantRole, revokeRole } from "@/lib/users/roles";
 import { disableUser, enableUser } from "@/lib/users/disable-user";
 import { splitRoles } from "@/lib/policies/schemas";
-import type { ActionState } from "../_lib/action-state";
-import { field, optionalField, runAdminAction } from "../_lib/run-action";
+import { ADMIN_WORDING, runAction, type ActionState } from "@/lib/auth/guards";
+import { field, optionalField } from "@/lib/http/form-fields";
 
-const PATH = "/admin/users";
+const ADMIN = { name: "admin action", path: "/admin/users", wording: ADMIN_WORDING };
 
 export async function createUserAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:users", PATH, async (actor) => {
+  return runAction("admin:users", ADMIN, async ({ actor }) => {
     const user = await addUser(
       { email: field(fd, "email"), name: optionalField(fd, "name"), password: optionalField(fd, "password"), roles: splitRoles(field(fd, "roles")) },
       actor,
@@ -21,7 +21,7 @@ export async function createUserAction(_prev: ActionState, fd: FormData): Promis
 }
 
 export async function grantRoleAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:users", PATH, async (actor) => {
+  return runAction("admin:users", ADMIN, async ({ actor }) => {
     const r = await grantRole({ email: field(fd, "email"), role: field(fd, "role") }, actor);
     const self = actor === `user:${r.email}`;
     return { ok: true, message: `Granted ${r.role} to ${r.email}${self ? " (self-grant, recorded as such)" : ""}.` };
@@ -29,21 +29,21 @@ export async function grantRoleAction(_prev: ActionState, fd: FormData): Promise
 }
 
 export async function revokeRoleAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:users", PATH, async (actor) => {
+  return runAction("admin:users", ADMIN, async ({ actor }) => {
     const r = await revokeRole({ email: field(fd, "email"), role: field(fd, "role") }, actor);
     return { ok: true, message: `Revoked ${r.role} from ${r.email}.` };
   });
 }
 
 export async function disableUserAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:users", PATH, async (actor) => {
+  return runAction("admin:users", ADMIN, async ({ actor }) => {
     const r = await disableUser(field(fd, "email"), actor);
     return { ok: true, message: `Disabled ${r.email}; ${r.sessions_revoked} session(s) ended.` };
   });
 }
 
 export async function enableUserAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
-  return runAdminAction("admin:users", PATH, async (actor) => {
+  return runAction("admin:users", ADMIN, async ({ actor }) => {
     const r = await enableUser(field(fd, "email"), actor);
     return { ok: true, message: `Enabled ${r.email}.` };
   });

@@ -61,9 +61,7 @@ export default async function UsersPage() {
                         <span className="text-xs text-slate-600">
                           granted {utc(r.grantedAt)} by {r.grantedBy ?? "unknown"}
                         </span>
-                        {r.selfGranted && (
-                          <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900">self-granted</span>
-                        )}
+                        {r.selfGranted && <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900">self-granted</span>}
                       </li>
                     ))}
                   </ul>
@@ -95,12 +93,7 @@ export default async function UsersPage() {
                   <input type="hidden" name="email" value={u.email} />
                 </ActionForm>
               ) : (
-                <ActionForm
-                  action={disableUserAction}
-                  submitLabel="Disable user"
-                  danger
-                  confirm={`Disable ${u.email}? Their sessions end at once.`}
-                >
+                <ActionForm action={disableUserAction} submitLabel="Disable user" danger confirm={`Disable ${u.email}? Their sessions end at once.`}>
                   <input type="hidden" name="email" value={u.email} />
                 </ActionForm>
               )}

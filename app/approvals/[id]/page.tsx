@@ -9,6 +9,8 @@ import { ReviewForm } from "@/components/review-form";
 import { StatusBadge } from "@/components/status-badge";
 import { Ago, Countdown } from "@/components/time";
 import { requireUserPage } from "@/lib/auth/guards";
+import { signOutAction } from "@/app/actions/auth";
+import { submitReview } from "./actions";
 import { getReviewView } from "@/lib/reviews/get-review-view";
 import { requestDisplay, type TextView } from "@/lib/display/request-display";
 
@@ -37,7 +39,7 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
 
   return (
     <>
-      <AppHeader user={user} />
+      <AppHeader user={user} signOut={signOutAction} />
       <main className="mx-auto flex max-w-3xl flex-col gap-5 p-4">
         <DisplayWarning warnings={shown.warnings} />
         <div className="flex flex-wrap items-center gap-3">
@@ -49,13 +51,25 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
         </div>
 
         <dl className="flex flex-col gap-1 rounded border border-slate-200 bg-white p-4">
-          <Field label="Service"><Shown value={shown.fields.service} /></Field>
-          <Field label="Environment"><Shown value={shown.fields.environment} /></Field>
+          <Field label="Service">
+            <Shown value={shown.fields.service} />
+          </Field>
+          <Field label="Environment">
+            <Shown value={shown.fields.environment} />
+          </Field>
           <Field label="Effects">{v.effects}</Field>
-          <Field label="Run"><Shown value={shown.fields.runId} /></Field>
-          <Field label="Call"><Shown value={shown.fields.callId} /></Field>
-          <Field label="Requested by"><Shown value={shown.fields.requestedBy} /></Field>
-          <Field label="Requested"><Ago at={v.createdAt.toISOString()} /></Field>
+          <Field label="Run">
+            <Shown value={shown.fields.runId} />
+          </Field>
+          <Field label="Call">
+            <Shown value={shown.fields.callId} />
+          </Field>
+          <Field label="Requested by">
+            <Shown value={shown.fields.requestedBy} />
+          </Field>
+          <Field label="Requested">
+            <Ago at={v.createdAt.toISOString()} />
+          </Field>
           <Field label="Expires">{v.status === "pending" ? <Countdown until={v.expiresAt.toISOString()} /> : v.expiresAt.toISOString()}</Field>
         </dl>
 
@@ -63,7 +77,9 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
           // Agent-written: boxed, labelled and scrolled inside its own box, so
           // no line of it can pass for the page's own text.
           <section aria-labelledby="summary-h" className="rounded border-2 border-dashed border-amber-500 bg-amber-50 p-4" data-testid="summary">
-            <h2 id="summary-h" className="mb-1 text-sm font-semibold">Summary written by the agent (untrusted: not checked by Countersign)</h2>
+            <h2 id="summary-h" className="mb-1 text-sm font-semibold">
+              Summary written by the agent (untrusted: not checked by Countersign)
+            </h2>
             <div className="max-h-60 overflow-auto whitespace-pre-wrap break-words border-l-4 border-amber-400 bg-white/60 pl-3 font-serif italic">
               <RevealedText value={shown.fields.summary} />
             </div>
@@ -72,33 +88,44 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
 
         <section aria-labelledby="digest-h" className="rounded border border-slate-200 bg-white p-4">
           <div className="mb-1 flex items-center justify-between">
-            <h2 id="digest-h" className="text-sm font-semibold">Argument digest</h2>
+            <h2 id="digest-h" className="text-sm font-semibold">
+              Argument digest
+            </h2>
             {v.argsDigest && <CopyButton text={v.argsDigest} label="Copy digest" />}
           </div>
           {v.argsDigest ? (
-            <p className="break-all font-mono text-sm" data-testid="args-digest">{v.argsDigest}</p>
+            <p className="break-all font-mono text-sm" data-testid="args-digest">
+              {v.argsDigest}
+            </p>
           ) : (
             <p className="text-sm text-slate-600" data-testid="args-digest-hidden">
-              Hidden: these arguments hold redacted values and were not salted, so their digest could reveal them. Only reviewers who may decide this request, and admins, see it.
+              Hidden: these arguments hold redacted values and were not salted, so their digest could reveal them. Only reviewers who may decide this
+              request, and admins, see it.
             </p>
           )}
         </section>
 
         <section aria-labelledby="args-h" className="rounded border border-slate-200 bg-white p-4">
-          <h2 id="args-h" className="mb-2 text-sm font-semibold">Arguments (secrets and personal data redacted)</h2>
+          <h2 id="args-h" className="mb-2 text-sm font-semibold">
+            Arguments (secrets and personal data redacted)
+          </h2>
           <JsonTree approvalId={v.id} root={shown.args} />
         </section>
 
         <section aria-labelledby="policy-h" className="rounded border border-slate-200 bg-white p-4">
-          <h2 id="policy-h" className="mb-1 text-sm font-semibold">Policy: {v.policy.name}</h2>
+          <h2 id="policy-h" className="mb-1 text-sm font-semibold">
+            Policy: {v.policy.name}
+          </h2>
           <p className="text-sm">
-            Needs {v.policy.quorum} approval{v.policy.quorum > 1 ? "s" : ""} from: {v.policy.roles.join(", ")} · lives {Math.round(v.policy.ttlSeconds / 60)} min ·{" "}
-            {v.approvals} of {v.policy.quorum} so far
+            Needs {v.policy.quorum} approval{v.policy.quorum > 1 ? "s" : ""} from: {v.policy.roles.join(", ")} · lives{" "}
+            {Math.round(v.policy.ttlSeconds / 60)} min · {v.approvals} of {v.policy.quorum} so far
           </p>
         </section>
 
         <section aria-labelledby="reviews-h" className="rounded border border-slate-200 bg-white p-4">
-          <h2 id="reviews-h" className="mb-2 text-sm font-semibold">Reviews</h2>
+          <h2 id="reviews-h" className="mb-2 text-sm font-semibold">
+            Reviews
+          </h2>
           {v.reviews.length === 0 ? (
             <p className="text-sm text-slate-600">No reviews yet.</p>
           ) : (
@@ -120,9 +147,11 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
 
         <section aria-label="Your decision" className="rounded border border-slate-200 bg-white p-4">
           {v.canReview ? (
-            <ReviewForm approvalId={v.id} destructive={v.effects === "destructive"} />
+            <ReviewForm approvalId={v.id} destructive={v.effects === "destructive"} submitReview={submitReview} />
           ) : (
-            <p className="text-sm text-slate-700" data-testid="why-not">{v.whyNot}</p>
+            <p className="text-sm text-slate-700" data-testid="why-not">
+              {v.whyNot}
+            </p>
           )}
         </section>
       </main>

@@ -1,17 +1,13 @@
 // GET /admin/audit/export[?since=ISO]: the audit chain as JSON Lines, streamed
-// in batches (constant memory). Admins only, checked here from current state.
+// in batches (constant memory). Admins only (withSession: current state).
 import { z } from "zod";
-import { getCurrentUser } from "@/lib/auth/current-user";
-import { can } from "@/lib/auth/permissions";
+import { withSession } from "@/lib/auth/guards";
 import { eventsInOrder } from "@/lib/audit/verify-chain";
 import { loggedRoute } from "@/lib/http/logged-route";
 
 export const dynamic = "force-dynamic";
 
 async function exportAudit(req: Request): Promise<Response> {
-  const user = await getCurrentUser();
-  if (!user) return Response.json({ error: "unauthorized" }, { status: 401 });
-  if (!can(user, "admin:audit")) return Response.json({ error: "forbidden" }, { status: 403 });
   const sinceRaw = new URL(req.url).searchParams.get("since");
   const since = sinceRaw ? z.iso.datetime({ offset: true, local: true }).safeParse(sinceRaw) : null;
   if (since && !since.success) return Response.json({ error: "invalid-request" }, { status: 422 });
@@ -34,4 +30,4 @@ async function exportAudit(req: Request): Promise<Response> {
   });
 }
 
-export const GET = loggedRoute("audit.export", exportAudit);
+export const GET = loggedRoute("audit.export", withSession("admin:audit", exportAudit));

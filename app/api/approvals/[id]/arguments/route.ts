@@ -1,8 +1,9 @@
 // GET /api/approvals/{id}/arguments?path=3.0&from=50[&part=key]: the next page
 // of a request's arguments for the decision page's "Show more" buttons. The
-// session is checked here, then who may see the request (404 as for an unknown
-// id); the answer is display data, already revealed (lib/display).
-import { getCurrentUser } from "@/lib/auth/current-user";
+// session is checked by withSession, then who may see the request (404 as for
+// an unknown id); the answer is display data, already revealed (lib/display).
+import { withSession } from "@/lib/auth/guards";
+import type { CurrentUser } from "@/lib/auth/current-user";
 import { argumentsPage, argumentsQuerySchema } from "@/lib/display/argument-pages";
 import { AppError } from "@/lib/errors";
 import { json } from "@/lib/http/respond";
@@ -10,14 +11,11 @@ import { loggedRoute } from "@/lib/http/logged-route";
 
 export const dynamic = "force-dynamic";
 
-async function getArguments(req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  const user = await getCurrentUser();
-  if (!user) return json({ error: "unauthorized" }, 401);
-  const { id } = await params;
+async function getArguments(req: Request, user: CurrentUser, { id }: { id: string }): Promise<Response> {
   const query = argumentsQuerySchema.parse(Object.fromEntries(new URL(req.url).searchParams));
   const page = await argumentsPage(user.id, id, query);
   if (!page) throw new AppError("not-found");
   return json(page);
 }
 
-export const GET = loggedRoute("approvals.arguments", getArguments);
+export const GET = loggedRoute("approvals.arguments", withSession("queue:view", getArguments));

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { loggedRoute } from "@/lib/http/logged-route";
-import { withService } from "@/lib/http/with-service";
+import { withService } from "@/lib/auth/guards";
 import { json } from "@/lib/http/respond";
 import { invalidRequest } from "@/lib/errors";
 import { getApprovalState } from "@/lib/approvals/get-approval";
@@ -10,9 +10,12 @@ export const dynamic = "force-dynamic";
 
 const querySchema = z.object({ wait: z.coerce.number().int().min(0).max(30).default(0) });
 
-export const GET = loggedRoute("approval", withService<{ id: string }>(async (req, service, { id }) => {
-  const query = querySchema.safeParse(Object.fromEntries(new URL(req.url).searchParams));
-  if (!query.success) throw invalidRequest(query.error);
-  // A long-poll ends early, with the current state, when the client leaves or this instance stops.
-  return json(await getApprovalState(service, id, query.data.wait, AbortSignal.any([req.signal, shutdownSignal()])));
-}));
+export const GET = loggedRoute(
+  "approval",
+  withService<{ id: string }>(async (req, service, { id }) => {
+    const query = querySchema.safeParse(Object.fromEntries(new URL(req.url).searchParams));
+    if (!query.success) throw invalidRequest(query.error);
+    // A long-poll ends early, with the current state, when the client leaves or this instance stops.
+    return json(await getApprovalState(service, id, query.data.wait, AbortSignal.any([req.signal, shutdownSignal()])));
+  }),
+);

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { argsDigest } from "../digest/args-digest";
+import { generateWebhookSecret, signWebhookHeaders, webhookHeadersFrom } from "../webhooks/standard-webhooks";
+import { CountersignError, verifyCallback } from "./index";
+
+describe("verifyCallback", () => {
+  const event = {
+    type: "approval.decided",
+    timestamp: "2026-11-29T18:00:00Z",
+    data: {
+      approval_id: "apr_1",
+      run_id: "run_1",
+      call_id: "c1",
+      tool: "payments.pay",
+      args_digest: argsDigest({ a: 1 }),
+      decision: "approved",
+      decided_by: ["rev@example.com"],
+      decided_at: "2026-11-29T18:00:00Z",
+    },
+  };
+  const callbackSecret = generateWebhookSecret();
+
+  it("verifies and parses a signed approval.decided callback, with any header form", () => {
+    const rawBody = Buffer.from(JSON.stringify(event));
+    const headers = signWebhookHeaders({ secret: callbackSecret, body: rawBody });
+    expect(verifyCallback({ secret: callbackSecret, headers, rawBody })).toEqual(event);
+    expect(verifyCallback({ secret: [generateWebhookSecret(), callbackSecret], headers: new Headers(headers), rawBody })).toEqual(event);
+    expect(verifyCallback({ secret: callbackSecret, headers: webhookHeadersFrom(headers), rawBody })).toEqual(event);
+  });
+
+  it("refuses bad signatures, stale timestamps and malformed events", () => {
+    const rawBody = Buffer.from(JSON.stringify(event));
+    const headers = signWebhookHeaders({ secret: callbackSecret, body: rawBody, timestamp: 1_700_000_000 });
+    const attempt = (input: Parameters<typeof verifyCallback>[0]) => {
+      try {
+        verifyCallback(input);
+      } catch (error) {
+        expect(error).toBeInstanceOf(CountersignError);
+        return error as CountersignError;
+      }
+      throw new Error("expected a refusal");
+    };
+    let error = attempt({ secret: callbackSecret, headers, rawBody });
+    expect([error.code, error.reason]).toEqual(["invalid-signature", "stale"]);
+    error = attempt({ secret: generateWebhookSecret(), headers, rawBody, now: 1_700_000_000 });
+    expect([error.code, error.reason]).toEqual(["invalid-signature", "bad-signature"]);
+    error = attempt({ secret: callbackSecret, headers: {}, rawBody });
+    expect([error.code, error.reason]).toEqual(["invalid-signature", "missing-headers"]);
+
+    const wrong = Buffer.from(JSON.stringify({ ...event, data: { ...event.data, decision: "maybe" } }));
+    error = attempt({ secret: callbackSecret, headers: signWebhookHeaders({ secret: callbackSecret, body: wrong }), rawBody: wrong });
+    expect([error.code, error.reason]).toEqual(["invalid-request", "data.decision"]);
+  });
+});

@@ -1,0 +1,260 @@
+/**
+ * Test support for the client's tests: a small stand-in for Countersign on a
+ * real local HTTP server. It verifies inbound webhooks with verifyWebhook,
+ * keeps approvals in memory, long-polls, consumes once and signs receipts with
+ * a fresh Ed25519 key. Call useFakeCountersign() at the top of a test file.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { CompactSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
+import { afterAll, beforeAll, expect } from "vitest";
+import { argsDigest } from "../../digest/args-digest";
+import { generateWebhookSecret, verifyWebhook, webhookHeadersFrom } from "../../webhooks/standard-webhooks";
+import { CountersignClient, CountersignError, type ApprovalState, type ReceiptPayload } from "../index";
+
+export const SLUG = "payments";
+export const TOKEN = "cs_test_token";
+export const SECRET = generateWebhookSecret();
+
+interface Stored {
+  created: { approval_id: string; status: "pending"; args_digest: string; expires_at: string; review_url: string };
+  state: ApprovalState;
+  waiters: (() => void)[];
+}
+
+export interface Received {
+  headers: IncomingMessage["headers"];
+  rawBody: Buffer;
+  verified: ReturnType<typeof verifyWebhook>;
+}
+
+const approvals = new Map<string, Stored>();
+const byCall = new Map<string, string>();
+/** Every webhook the server received, in order. */
+export const received: Received[] = [];
+const hanging: ServerResponse[] = [];
+let server: Server;
+let sequence = 0;
+
+/** The running server: its URL, its receipt key, and the last consume body it read. */
+export const fake: { baseUrl: string; signingKey: CryptoKey; publicJwk: JWK; lastConsumeBody: string | undefined } = {
+  baseUrl: "",
+  signingKey: undefined as unknown as CryptoKey,
+  publicJwk: {},
+  lastConsumeBody: undefined,
+};
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Scripted error answers, selected by tool name (webhook) or approval id (API). */
+const SCRIPTED: Record<string, [number, unknown, Record<string, string>?]> = {
+  "script.digest-mismatch": [422, { error: "digest-mismatch" }],
+  "script.invalid-request": [422, { error: "invalid-request", issues: [{ path: "data.tool", message: "Invalid" }] }],
+  "script.too-large": [413, { error: "too-large" }],
+  "script.rate-limited": [429, { error: "rate-limited" }, { "retry-after": "7" }],
+  "script.bare-429": [429, {}, { "retry-after": "3" }],
+  "script.unknown-code": [400, { error: "something-new" }],
+  "script.not-json": [415, { error: "invalid-request" }],
+};
+
+export function decide(id: string, status: "approved" | "denied" | "expired", by: string[] = ["rev@example.com"]) {
+  const stored = approvals.get(id);
+  if (!stored) throw new Error(`no approval ${id}`);
+  stored.state = { ...stored.state, status, decided_at: new Date().toISOString(), decided_by: by };
+  for (const wake of stored.waiters.splice(0)) wake();
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse) {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const rawBody = await readBody(req);
+
+  if (req.method === "GET" && url.pathname === "/.well-known/jwks.json") {
+    return send(res, 200, { keys: [fake.publicJwk] });
+  }
+
+  const webhook = /^\/api\/v1\/webhooks\/([^/]+)$/.exec(url.pathname);
+  if (req.method === "POST" && webhook) {
+    const verified = verifyWebhook({
+      secrets: [SECRET],
+      headers: webhookHeadersFrom(req.headers),
+      rawBody,
+    });
+    received.push({ headers: req.headers, rawBody, verified });
+    if (webhook[1] !== SLUG || !verified.ok) return send(res, 401, { error: "invalid-signature" });
+    if (rawBody.length > 256 * 1024) return send(res, 413, { error: "too-large" });
+    const event = JSON.parse(rawBody.toString("utf8"));
+    const data = event.data;
+    const scripted = SCRIPTED[data.tool];
+    if (scripted) return send(res, scripted[0], scripted[1], scripted[2]);
+    // Salted as Countersign does it (§19) when the request carries a salt.
+    const digest = argsDigest(data.arguments, data.args_salt);
+    if (data.args_digest !== undefined && data.args_digest !== digest) {
+      return send(res, 422, { error: "digest-mismatch" });
+    }
+    const callKey = `${data.run_id}\u0000${data.call_id}`;
+    const existing = byCall.get(callKey);
+    if (existing) {
+      const stored = approvals.get(existing) as Stored;
+      if (stored.state.tool !== data.tool || stored.state.args_digest !== digest) {
+        return send(res, 409, { error: "call-reused" });
+      }
+      return send(res, 200, stored.created);
+    }
+    const id = `apr_${++sequence}`;
+    const expires_at = new Date(Date.now() + 3600_000).toISOString();
+    const created = {
+      approval_id: id,
+      status: "pending" as const,
+      args_digest: digest,
+      expires_at,
+      review_url: `${fake.baseUrl}/approvals/${id}`,
+    };
+    approvals.set(id, {
+      created,
+      waiters: [],
+      state: {
+        approval_id: id,
+        status: "pending",
+        run_id: data.run_id,
+        call_id: data.call_id,
+        tool: data.tool,
+        args_digest: digest,
+        expires_at,
+        decided_at: null,
+        decided_by: [],
+        consumed: false,
+      },
+    });
+    byCall.set(callKey, id);
+    return send(res, 201, created);
+  }
+
+  const api = /^\/api\/v1\/approvals\/([^/]+)(?:\/(consume|cancel))?$/.exec(url.pathname);
+  if (api) {
+    if (req.headers.authorization !== `Bearer ${TOKEN}`) return send(res, 401, { error: "unauthorized" });
+    const id = decodeURIComponent(api[1] as string);
+    if (id === "hang") {
+      hanging.push(res);
+      return;
+    }
+    if (id === "boom") {
+      res.writeHead(500, { "content-type": "text/plain" });
+      return res.end("internal error");
+    }
+    const scripted = SCRIPTED[id];
+    if (scripted) return send(res, scripted[0], scripted[1], scripted[2]);
+    const stored = approvals.get(id);
+    if (!stored) return send(res, 404, { error: "not-found" });
+
+    if (req.method === "GET" && !api[2]) {
+      const wait = Math.min(30, Number(url.searchParams.get("wait") ?? 0));
+      if (stored.state.status === "pending" && wait > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, wait * 1000);
+          stored.waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      return send(res, 200, stored.state);
+    }
+    if (req.method === "POST" && api[2] === "cancel") {
+      if (stored.state.status !== "pending") return send(res, 409, { error: "already-decided" });
+      stored.state = { ...stored.state, status: "cancelled", decided_at: new Date().toISOString() };
+      return send(res, 200, stored.state);
+    }
+    if (req.method === "POST" && api[2] === "consume") {
+      fake.lastConsumeBody = rawBody.toString("utf8");
+      const binding = JSON.parse(fake.lastConsumeBody);
+      const s = stored.state;
+      if (s.consumed) return send(res, 409, { error: "already-consumed" });
+      if (binding.run_id !== s.run_id || binding.call_id !== s.call_id || binding.tool !== s.tool || binding.args_digest !== s.args_digest) {
+        return send(res, 409, { error: "binding-mismatch" });
+      }
+      if (s.status === "pending" || s.status === "cancelled") return send(res, 409, { error: "not-decided" });
+      stored.state = { ...s, consumed: true };
+      const payload: ReceiptPayload = {
+        approval_id: s.approval_id,
+        service: SLUG,
+        run_id: s.run_id,
+        call_id: s.call_id,
+        tool: s.tool,
+        args_digest: s.args_digest,
+        decision: s.status,
+        decided_by: s.decided_by,
+        decided_at: s.decided_at as string,
+        consumed_at: new Date().toISOString(),
+      };
+      const receipt = await signReceipt(payload);
+      return send(res, 200, {
+        approval_id: s.approval_id,
+        decision: s.status,
+        decided_by: s.decided_by,
+        decided_at: s.decided_at,
+        consumed_at: payload.consumed_at,
+        receipt,
+      });
+    }
+  }
+  send(res, 404, { error: "not-found" });
+}
+
+export function signReceipt(payload: unknown, key: CryptoKey = fake.signingKey, kid = "k1"): Promise<string> {
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: "EdDSA", kid }).sign(key);
+}
+
+/** A client of the fake server, with any option overridden. */
+export function client(overrides: Partial<ConstructorParameters<typeof CountersignClient>[0]> = {}) {
+  return new CountersignClient({ baseUrl: fake.baseUrl, serviceSlug: SLUG, webhookSecret: SECRET, apiToken: TOKEN, ...overrides });
+}
+
+/** The CountersignError a call fails with (fails the test if it resolves). */
+export async function caught(promise: Promise<unknown>): Promise<CountersignError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(CountersignError);
+    return error as CountersignError;
+  }
+  throw new Error("expected a CountersignError");
+}
+
+let runCounter = 0;
+/** A call on a new run, so every test asks for its own approval. */
+export function newCall(tool = "payments.pay", args: Record<string, unknown> = { account: "AC-1", amount: 10 }) {
+  runCounter += 1;
+  return { run_id: `run_${runCounter}`, call_id: "c1", tool, arguments: args };
+}
+
+/** Starts the fake server before the file's tests and stops it after them. */
+export function useFakeCountersign(): void {
+  beforeAll(async () => {
+    const pair = await generateKeyPair("EdDSA", { crv: "Ed25519" });
+    fake.signingKey = pair.privateKey;
+    fake.publicJwk = { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "EdDSA", use: "sig" };
+    server = createServer((req, res) => {
+      handle(req, res).catch((error) => {
+        res.writeHead(500);
+        res.end(String(error));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    for (const res of hanging) res.destroy();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+}

@@ -1,0 +1,42 @@
+/** The signed `approval.requested` webhook an executor sends (§3), with its salted digest (§19). */
+import { argsDigest } from "../digest/args-digest";
+import { generateWebhookId, signWebhookHeaders } from "../webhooks/standard-webhooks";
+import { CountersignError } from "./errors";
+import type { ApprovalRequestInput } from "./options";
+import type { ApprovalRequestedEvent } from "./types";
+
+/** Largest inbound webhook body the contract accepts (§3). */
+export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
+
+/** "2026-11-29T18:00:00Z": ISO 8601 to the second, as in the contract's example. */
+function isoSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/**
+ * The body and headers of the webhook, signed with every secret given.
+ * @throws CanonicalJsonError when the arguments have no RFC 8785 form.
+ * @throws CountersignError "too-large" (status 0) when the body exceeds 256 KiB.
+ */
+export function signedApprovalRequest(
+  input: ApprovalRequestInput,
+  salt: string,
+  secrets: readonly string[],
+  webhookId: string = generateWebhookId(),
+): { body: Buffer; headers: Record<string, string> } {
+  const event: ApprovalRequestedEvent = {
+    type: "approval.requested",
+    timestamp: isoSeconds(new Date()),
+    data: { ...input, args_salt: salt, args_digest: argsDigest(input.arguments, salt) },
+  };
+  const body = Buffer.from(JSON.stringify(event), "utf8");
+  if (body.length > MAX_WEBHOOK_BODY_BYTES) {
+    throw new CountersignError({
+      code: "too-large",
+      status: 0,
+      message: `the request body is ${body.length} bytes; the limit is ${MAX_WEBHOOK_BODY_BYTES}`,
+    });
+  }
+  const signed = signWebhookHeaders({ secret: secrets, id: webhookId, body });
+  return { body, headers: { ...signed, "content-type": "application/json" } };
+}

@@ -1,0 +1,1 @@
+export function createMigrationsTableSql(provider: "sqlite" | "postgresql"): string;

@@ -1,0 +1,44 @@
+// The default policy: what governs a request no other policy matches. Every
+// database holds it from start-up (lib/startup/prepare.ts), and a policy file
+// without a "default" entry brings it back to this baseline.
+import "server-only";
+import type { Db } from "../db/client";
+import { appendAuditEvent } from "../audit/append-event";
+import { DEFAULT_POLICY_NAME, type PolicyDefinition } from "./schemas";
+import { writePolicyRow } from "./policy-rows";
+
+// The default's priority plays no part in matching (it matches what nothing else does).
+export const DEFAULT_POLICY: PolicyDefinition = {
+  name: DEFAULT_POLICY_NAME,
+  tool: "*",
+  service: null,
+  effects: null,
+  roles: ["reviewer"],
+  quorum: 1,
+  ttl: 3600,
+  priority: 1_000_000,
+};
+
+class DefaultPolicyRace extends Error {}
+
+/** Creates the default policy unless there is one; safe for several instances starting at once. */
+export async function ensureDefaultPolicy(client: Db): Promise<void> {
+  await client
+    .$transaction(async (tx) => {
+      // The audit append takes the head lock first, so two instances cannot
+      // both see "no default" and both create one.
+      if (await tx.policy.findFirst({ where: { isDefault: true }, select: { id: true } })) return;
+      await appendAuditEvent(tx, {
+        type: "policy.changed",
+        actor: "system",
+        data: { policy: DEFAULT_POLICY.name, change: "created" },
+      });
+      if (await tx.policy.findFirst({ where: { isDefault: true }, select: { id: true } })) {
+        throw new DefaultPolicyRace();
+      }
+      await writePolicyRow(tx, DEFAULT_POLICY, null);
+    })
+    .catch((e) => {
+      if (!(e instanceof DefaultPolicyRace)) throw e;
+    });
+}

@@ -1,0 +1,65 @@
+// The queue page's URL: its search parameters (filters, order, one cursor
+// per section) parsed with zod, and the keyset cursor's text form.
+import { z } from "zod";
+import { EFFECTS } from "../policies/match-policy";
+import { slugSchema } from "../services/schemas";
+import { APPROVAL_STATUSES, toolSchema } from "../approvals/schemas";
+
+/** A position in a section: the (created_at, id) of the last row shown, as "<epoch ms>.<id>". */
+export const cursorSchema = z
+  .string()
+  .regex(/^\d{1,15}\.[A-Za-z0-9_-]{1,100}$/, "must be a cursor from a previous page")
+  .transform((s) => {
+    const dot = s.indexOf(".");
+    return { createdAt: new Date(Number(s.slice(0, dot))), id: s.slice(dot + 1) };
+  });
+
+export type Cursor = z.output<typeof cursorSchema>;
+
+export function encodeCursor(row: { createdAt: Date; id: string }): string {
+  return `${row.createdAt.getTime()}.${row.id}`;
+}
+
+export const QUEUE_ORDERS = ["oldest", "newest"] as const;
+
+/** The queue's GET parameters, one schema per field so one bad value does not drop the others. */
+export const queueQueryFields = {
+  service: slugSchema,
+  tool: toolSchema,
+  effects: z.enum(EFFECTS),
+  status: z.enum(APPROVAL_STATUSES),
+  order: z.enum(QUEUE_ORDERS),
+  act: cursorSchema,
+  wait: cursorSchema,
+  done: cursorSchema,
+} as const;
+
+type Fields = typeof queueQueryFields;
+export type QueueQuery = { [K in keyof Fields]?: z.output<Fields[K]> };
+export type QueueQueryParam = keyof Fields;
+
+/**
+ * Parses URL search parameters (first value of each; empty means absent).
+ * Returns the valid fields, their raw text (for links that keep them) and
+ * the names of the fields that were invalid and are ignored.
+ */
+export function parseQueueQuery(params: Record<string, string | string[] | undefined>): {
+  query: QueueQuery;
+  raw: Partial<Record<QueueQueryParam, string>>;
+  invalid: QueueQueryParam[];
+} {
+  const query: Record<string, unknown> = {};
+  const raw: Partial<Record<QueueQueryParam, string>> = {};
+  const invalid: QueueQueryParam[] = [];
+  for (const key of Object.keys(queueQueryFields) as QueueQueryParam[]) {
+    const given = params[key];
+    const value = Array.isArray(given) ? given[0] : given;
+    if (value === undefined || value === "") continue;
+    const parsed = queueQueryFields[key].safeParse(value);
+    if (parsed.success) {
+      query[key] = parsed.data;
+      raw[key] = value;
+    } else invalid.push(key);
+  }
+  return { query: query as QueueQuery, raw, invalid };
+}

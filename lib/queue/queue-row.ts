@@ -1,0 +1,72 @@
+// A queue row as the page shows it, from the columns a section read.
+import type { ApprovalStatus } from "../approvals/schemas";
+import { effectiveStatus, parseDecidedBy } from "../approvals/present";
+import { eligibility, requiredRolesOf } from "../reviews/eligibility";
+import type { Viewer, VisibilityFacts } from "../reviews/visibility";
+import { toDate, type RawRow } from "./section-sql";
+
+export type QueueRow = {
+  id: string;
+  tool: string;
+  service: string;
+  effects: string;
+  environment: string | null;
+  requestedBy: string | null;
+  summary: string | null;
+  /** As of the query: a pending request past its expiry reads "expired". */
+  status: ApprovalStatus;
+  requiredRoles: string[];
+  quorum: number;
+  approvals: number;
+  createdAt: Date;
+  expiresAt: Date;
+  decidedAt: Date | null;
+  decidedBy: string[];
+  /** The viewer's own vote on it, if any. */
+  myDecision: "approve" | "deny" | null;
+  /** Why the viewer cannot decide it (pending rows only), from eligibility(). */
+  whyNot: string | null;
+};
+
+/** What visibleTo() and eligibility() read of a row. */
+export const rowFacts = (r: RawRow): VisibilityFacts => ({
+  requestedBy: r.requested_by,
+  requesterKey: r.requester_key,
+  requiredRoles: r.required_roles,
+});
+
+export function toQueueRow(
+  r: RawRow,
+  service: string,
+  viewer: Viewer,
+  vote: { reviewerId: string; decision: string } | undefined,
+  now: Date,
+): QueueRow {
+  const createdAt = toDate(r.created_at);
+  const expiresAt = toDate(r.expires_at);
+  const status = effectiveStatus({ status: r.status, expiresAt }, now);
+  let whyNot: string | null = null;
+  if (status === "pending") {
+    const verdict = eligibility({ status: r.status, expiresAt, ...rowFacts(r) }, viewer, vote ? [vote] : [], now);
+    whyNot = verdict.ok ? null : verdict.message;
+  }
+  return {
+    id: r.id,
+    tool: r.tool,
+    service,
+    effects: r.effects,
+    environment: r.environment,
+    requestedBy: r.requested_by,
+    summary: r.summary,
+    status,
+    requiredRoles: requiredRolesOf(r.required_roles),
+    quorum: Number(r.quorum),
+    approvals: Number(r.approve_count),
+    createdAt,
+    expiresAt,
+    decidedAt: r.decided_at === null ? (status === "expired" ? expiresAt : null) : toDate(r.decided_at),
+    decidedBy: parseDecidedBy(r.decided_by),
+    myDecision: vote?.decision === "approve" || vote?.decision === "deny" ? vote.decision : null,
+    whyNot,
+  };
+}

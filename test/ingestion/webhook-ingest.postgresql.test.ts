@@ -1,0 +1,3 @@
+import { webhookIngestSuite } from "./webhook-ingest.suite";
+
+webhookIngestSuite("postgresql");

@@ -1,0 +1,3 @@
+import { webhookRejectionsSuite } from "./webhook-rejections.suite";
+
+webhookRejectionsSuite("sqlite");

@@ -1,0 +1,3 @@
+import { saltedDigestSuite } from "./webhook-salted-digests.suite";
+
+saltedDigestSuite("postgresql");

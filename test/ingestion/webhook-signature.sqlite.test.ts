@@ -1,0 +1,3 @@
+import { webhookSignatureSuite } from "./webhook-signature.suite";
+
+webhookSignatureSuite("sqlite");

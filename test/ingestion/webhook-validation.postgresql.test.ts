@@ -1,0 +1,3 @@
+import { webhookValidationSuite } from "./webhook-validation.suite";
+
+webhookValidationSuite("postgresql");

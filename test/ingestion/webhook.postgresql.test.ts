@@ -1,3 +1,0 @@
-import { webhookSuite } from "./webhook.suite";
-
-webhookSuite("postgresql");

@@ -1,0 +1,3 @@
+import { rulesInSqlSuite } from "./rules-in-sql.suite";
+
+rulesInSqlSuite("sqlite");
