@@ -2,7 +2,8 @@
 // connection, and only serializes transactions against each other. A query
 // issued by another request while an interactive transaction is open lands
 // inside that transaction: it reads uncommitted rows and, if the transaction
-// rolls back, its acknowledged write silently disappears (../shared/STACK.md).
+// rolls back, its acknowledged write silently disappears (measured on 7.10.0;
+// test/db/sqlite-write-safety.test.ts proves this wrapper prevents it).
 //
 // This wrapper closes that hole at the driver layer: one lock per connection,
 // held by a transaction from BEGIN to COMMIT/ROLLBACK and taken by every other
