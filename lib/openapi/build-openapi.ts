@@ -102,6 +102,7 @@ export function buildOpenApi(serverUrl: string) {
             "401": error("Missing or wrong token", "unauthorized"),
             "404": error("Unknown, or another service's", "not-found"),
             "409": error("Not consumable", "already-consumed", "binding-mismatch", "not-decided"),
+            "413": error("Body over 16 KiB", "too-large"),
             "422": error("Bad body", "invalid-request"),
           },
         },
