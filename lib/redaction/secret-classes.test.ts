@@ -6,26 +6,11 @@
 // every encoding and split).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { encode, encoding, secretKeyName, secretSample, showsPartOf, splitAt, visible } from "../../test/helpers/secret-samples";
+import { encode, encoding, nest, SELF_EVIDENT, secretKeyName, secretSample, showsPartOf, splitAt, visible } from "../../test/helpers/secret-samples";
 import { compileRedactor, findSecret } from "./index";
 
 const redactor = compileRedactor([{ name: "employee_id", pattern: "\\bEMP-\\d{5}\\b" }]);
 const RUNS = { numRuns: 400 };
-const SELF_EVIDENT = new Set([
-  "jwt",
-  "google_api_key",
-  "stripe",
-  "slack_webhook",
-  "slack_token",
-  "github_pat",
-  "github_token",
-  "npm",
-  "sendgrid",
-  "twilio_sid",
-  "card_number",
-  "iban",
-  "email",
-]);
 
 /** Undoes %XX, \uXXXX and &#N; so a half-hidden escaped secret would show. */
 const unescapeAll = (s: string) =>
@@ -34,8 +19,6 @@ const unescapeAll = (s: string) =>
     .replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
     .replace(/&#(\d+);/g, (_, d: string) => String.fromCodePoint(Number(d)));
 
-const nest = (value: unknown, path: Array<"array" | "object">) =>
-  path.reduceRight<unknown>((inner, kind, k) => (kind === "array" ? ["x", inner] : { [`level${k}`]: inner, other: "plain" }), value);
 const nesting = fc.array(fc.constantFrom<"array" | "object">("array", "object"), { maxLength: 6 });
 
 describe("§19 redaction classes (generated)", () => {

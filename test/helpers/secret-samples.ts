@@ -327,3 +327,24 @@ export function showsPartOf(text: string, secret: string, n = 6): boolean {
   }
   return text.includes(secret);
 }
+
+/** Classes whose secret is recognisable without its surrounding words (a JWT, an `sk_live_` key, a Luhn-valid card…). */
+export const SELF_EVIDENT = new Set([
+  "jwt",
+  "google_api_key",
+  "stripe",
+  "slack_webhook",
+  "slack_token",
+  "github_pat",
+  "github_token",
+  "npm",
+  "sendgrid",
+  "twilio_sid",
+  "card_number",
+  "iban",
+  "email",
+]);
+
+/** `value` wrapped in arrays and objects along `path`, outermost first, each with a plain sibling. */
+export const nest = (value: unknown, path: Array<"array" | "object">) =>
+  path.reduceRight<unknown>((inner, kind, k) => (kind === "array" ? ["x", inner] : { [`level${k}`]: inner, other: "plain" }), value);

@@ -17,30 +17,22 @@ import { type Provider, PG_TEST_URL, useFreshDatabase } from "../helpers/databas
 import { startAppServer, type AppServer } from "../helpers/app-server";
 import { freePort } from "../helpers/ports";
 import { signInWithPassword } from "../helpers/sign-in";
-import { encode, encoding, secretKeyName, secretSample, showsPartOf, splitAt, visible, type SecretSample } from "../helpers/secret-samples";
-
-// Classes whose secret is recognisable without its surrounding words.
-const SELF_EVIDENT = new Set([
-  "jwt",
-  "google_api_key",
-  "stripe",
-  "slack_webhook",
-  "slack_token",
-  "github_pat",
-  "github_token",
-  "npm",
-  "sendgrid",
-  "twilio_sid",
-  "card_number",
-  "iban",
-  "email",
-]);
+import {
+  encode,
+  encoding,
+  nest,
+  SELF_EVIDENT,
+  secretKeyName,
+  secretSample,
+  showsPartOf,
+  splitAt,
+  visible,
+  type SecretSample,
+} from "../helpers/secret-samples";
 
 type Shape = "plain" | "encoded" | "split" | "key";
 const shape = fc.constantFrom<Shape>("plain", "encoded", "split", "key");
 const nesting = fc.array(fc.constantFrom<"array" | "object">("array", "object"), { maxLength: 4 });
-const nest = (value: unknown, path: Array<"array" | "object">) =>
-  path.reduceRight<unknown>((inner, kind, k) => (kind === "array" ? ["x", inner] : { [`level${k}`]: inner, other: "plain" }), value);
 
 /** The arguments for one generated case, and the strings that must never be seen. */
 function buildArguments(
