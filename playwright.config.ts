@@ -1,6 +1,7 @@
 // Browser tests: Debian's Chromium (never a downloaded browser) against the
 // built app on a throwaway SQLite database, with a real local OIDC issuer.
 import { defineConfig, devices } from "@playwright/test";
+import { chromiumLaunchOptions } from "./e2e/chromium.mjs";
 import { E2E } from "./e2e/config";
 
 export default defineConfig({
@@ -11,23 +12,13 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   reporter: [["list"]],
-  outputDir: ".tmp/e2e-results",
+  // Per E2E_PORT, so two runs on one machine keep their own traces.
+  outputDir: process.env.E2E_PORT ? `.tmp/e2e-results-${process.env.E2E_PORT}` : ".tmp/e2e-results",
   use: {
     baseURL: E2E.appUrl,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-      ],
-    },
+    launchOptions: chromiumLaunchOptions,
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: [

@@ -6,7 +6,7 @@
 export default function PageError({ error, retry }: { error: unknown; retry: () => void }) {
   const digest = error instanceof Error && "digest" in error ? String(error.digest) : null;
   return (
-    <main className="mx-auto max-w-md p-6">
+    <main id="main" className="mx-auto max-w-md p-6">
       <h1 className="mb-2 text-xl font-semibold">This page could not be loaded</h1>
       <p className="mb-4 text-slate-700">
         Countersign could not finish loading it, often because its database is briefly unreachable. Try again in a moment: loading a page never

@@ -1,8 +1,10 @@
 import Link from "next/link";
 import { can, type Permission } from "@/lib/auth/permissions";
+import { NavLinks } from "./nav-links";
 
-/** The admin pages and the permission each needs (the same one its page guard asks for). */
-const ADMIN_LINKS: Array<{ href: string; label: string; permission: Permission }> = [
+/** The header's pages and the permission each needs (the same one its page guard asks for). */
+const LINKS: Array<{ href: string; label: string; permission: Permission }> = [
+  { href: "/approvals", label: "Queue", permission: "queue:view" },
   { href: "/admin/users", label: "Users", permission: "admin:users" },
   { href: "/admin/policies", label: "Policies", permission: "admin:policies" },
   { href: "/admin/services", label: "Services", permission: "admin:services" },
@@ -16,21 +18,15 @@ type Props = {
 };
 
 export function AppHeader({ user, signOut }: Props) {
+  const links = LINKS.filter((l) => can(user, l.permission)).map(({ href, label }) => ({ href, label }));
   return (
     <header className="border-b border-slate-200 bg-white">
       <nav aria-label="Main" className="mx-auto flex max-w-5xl flex-wrap items-center gap-4 px-4 py-3">
         <Link href="/approvals" className="font-semibold">
           Countersign
         </Link>
-        <Link href="/approvals" className="text-sm hover:underline">
-          Queue
-        </Link>
-        {ADMIN_LINKS.filter((l) => can(user, l.permission)).map((l) => (
-          <Link key={l.href} href={l.href} className="text-sm hover:underline">
-            {l.label}
-          </Link>
-        ))}
-        <span className="ml-auto text-sm text-slate-600" data-testid="current-user">
+        <NavLinks links={links} />
+        <span className="ml-auto break-all text-sm text-slate-600" data-testid="current-user">
           {user.email}
         </span>
         <form action={signOut}>

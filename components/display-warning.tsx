@@ -1,5 +1,5 @@
 // The warning at the top of a request's page when anything a service wrote
-// holds hidden, direction-changing or look-alike characters (CONTRACT §19).
+// holds hidden, direction-changing or look-alike characters (docs/security.md).
 // Locations and findings are already escaped text (lib/display/scan-findings).
 import type { Warnings } from "@/lib/display/scan-findings";
 

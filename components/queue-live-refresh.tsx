@@ -1,6 +1,6 @@
 "use client";
-// Keeps an open queue page current: listens to /api/approvals/events and
-// re-renders the page (router.refresh(), which keeps scroll, focus and form
+// Keeps an open queue page, or one request's decision page (`watch`: its
+// id), current: listens to /api/approvals/events and re-renders the page (router.refresh(), which keeps scroll, focus and form
 // state) shortly after a change. Reconnects with back-off; on reconnect it
 // passes the last version it saw, so a change missed while away still counts.
 import { useRouter } from "next/navigation";
@@ -12,7 +12,13 @@ const MAX_BACKOFF_MS = 30_000;
 
 type State = "connecting" | "live" | "reconnecting";
 
-export function QueueLiveRefresh({ version }: { version: number }) {
+/** True when a `changed` event concerns the watched request (or may: `more`); every event counts without one. */
+function concerns(data: { ids?: unknown; more?: unknown }, watch: string | undefined): boolean {
+  if (watch === undefined || data.more === true) return true;
+  return Array.isArray(data.ids) && data.ids.includes(watch);
+}
+
+export function QueueLiveRefresh({ version, watch }: { version: number; watch?: string }) {
   const router = useRouter();
   const [state, setState] = useState<State>("connecting");
   const versionRef = useRef(version);
@@ -40,12 +46,13 @@ export function QueueLiveRefresh({ version }: { version: number }) {
       }, wait);
     };
 
-    const seen = (e: MessageEvent<string>) => {
+    const seen = (e: MessageEvent<string>): { ids?: unknown; more?: unknown } => {
       try {
-        const data = JSON.parse(e.data) as { version?: unknown };
+        const data = JSON.parse(e.data) as { version?: unknown; ids?: unknown; more?: unknown };
         if (typeof data.version === "number" && data.version > versionRef.current) versionRef.current = data.version;
+        return data;
       } catch {
-        // not ours; ignore
+        return { more: true }; // not ours: refresh to be safe
       }
     };
 
@@ -58,8 +65,7 @@ export function QueueLiveRefresh({ version }: { version: number }) {
         seen(e as MessageEvent<string>);
       });
       source.addEventListener("changed", (e) => {
-        seen(e as MessageEvent<string>);
-        refreshSoon();
+        if (concerns(seen(e as MessageEvent<string>), watch)) refreshSoon();
       });
       source.onerror = () => {
         // Reconnect ourselves (the browser gives up on a 401 or a bad
@@ -81,7 +87,7 @@ export function QueueLiveRefresh({ version }: { version: number }) {
       clearTimeout(retryTimer);
       clearTimeout(refreshTimer);
     };
-  }, [router]);
+  }, [router, watch]);
 
   return (
     <p className="flex items-center gap-1.5 text-xs text-slate-600" data-testid="live-status" data-state={state} aria-live="polite">

@@ -1,43 +1,54 @@
 "use client";
-// Approve / Deny for an eligible reviewer. The server decides everything;
-// this form only asks for a reason before a denial and for a second click on
-// destructive calls, and shows the outcome without a full reload.
-import { useActionState, useState } from "react";
+// Approve / Deny / Approve & next for an eligible reviewer. The server
+// decides everything; this form only asks for a reason before a denial and
+// for a second press on destructive calls. The second press lands on the same
+// button: its label changes in place and the warning shows below the
+// buttons, so nothing moves between the two presses. Below lg the form is a
+// bar fixed to the bottom of the viewport, so it is never scrolled away.
+import { useState } from "react";
 
 /** What the review action answers (app/approvals/[id]/actions.ts, passed in by the page). */
-export type ReviewFormState = { ok: boolean; message: string; status?: string } | null;
+export type ReviewFormState = { ok: boolean; message: string; status?: string; next?: string } | null;
+
+type Intent = "approve" | "approve-next";
 
 type Props = {
   approvalId: string;
   destructive: boolean;
-  submitReview: (prev: ReviewFormState, formData: FormData) => Promise<ReviewFormState>;
+  /** The form action from useActionState (components/decision-panel.tsx). */
+  action: (formData: FormData) => void;
+  pending: boolean;
+  state: ReviewFormState;
+  /** The request expired while the page was open: nothing can be sent any more. */
+  expired: boolean;
 };
 
-export function ReviewForm({ approvalId, destructive, submitReview }: Props) {
-  const [state, action, pending] = useActionState<ReviewFormState, FormData>(submitReview, null);
+const BUTTON = "h-11 whitespace-nowrap rounded px-2 font-medium text-white disabled:opacity-50";
+
+export function ReviewForm({ approvalId, destructive, action, pending, state, expired }: Props) {
   const [reason, setReason] = useState("");
   const [clientError, setClientError] = useState<string | null>(null);
-  const [confirming, setConfirming] = useState(false);
+  const [confirming, setConfirming] = useState<Intent | null>(null);
+  const disabled = pending || expired;
 
-  if (state?.ok && state.status !== "pending") {
-    return (
-      <p role="status" className="rounded border border-green-300 bg-green-50 p-3 font-medium">
-        {state.message}
-      </p>
-    );
-  }
-  if (state?.ok) {
-    return (
-      <p role="status" className="rounded border border-blue-300 bg-blue-50 p-3">
-        {state.message}
-      </p>
-    );
-  }
+  const line = expired
+    ? "This request has expired; it can no longer be decided."
+    : (clientError ??
+      (state && !state.ok
+        ? state.message
+        : confirming
+          ? `This call is destructive and cannot be undone. Press ${confirming === "approve" ? "Confirm approve" : "Confirm & next"} to approve it.`
+          : destructive
+            ? "Destructive call: approving asks you to confirm."
+            : ""));
+  const alarming = expired || clientError !== null || (state !== null && !state.ok) || confirming !== null;
 
   return (
     <form
       action={action}
-      className="flex flex-col gap-3"
+      aria-label="Decision"
+      className="flex flex-col gap-2 max-lg:fixed max-lg:inset-x-0 max-lg:bottom-0 max-lg:z-20 max-lg:border-t max-lg:border-slate-300 max-lg:bg-white max-lg:px-4 max-lg:py-3 max-lg:shadow-[0_-2px_8px_rgba(0,0,0,0.08)]"
+      data-testid="decision-bar"
       onSubmit={(e) => {
         const submitter = (e.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
         const decision = submitter?.value;
@@ -46,9 +57,11 @@ export function ReviewForm({ approvalId, destructive, submitReview }: Props) {
           setClientError("A denial needs a reason.");
           return;
         }
-        if (decision === "approve" && destructive && !confirming) {
+        const intent = decision === "approve" || decision === "approve-next" ? (decision as Intent) : null;
+        if (intent && destructive && confirming !== intent) {
           e.preventDefault();
-          setConfirming(true);
+          setClientError(null);
+          setConfirming(intent);
           return;
         }
         setClientError(null);
@@ -61,7 +74,7 @@ export function ReviewForm({ approvalId, destructive, submitReview }: Props) {
           name="reason"
           value={reason}
           onChange={(e) => setReason(e.target.value)}
-          rows={3}
+          rows={2}
           maxLength={2000}
           className="rounded border border-slate-300 px-3 py-2 text-base"
           aria-describedby="reason-help"
@@ -70,36 +83,35 @@ export function ReviewForm({ approvalId, destructive, submitReview }: Props) {
           Required to deny; optional to approve.
         </span>
       </label>
-      {(clientError || (state && !state.ok)) && (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 p-2 text-sm text-red-800">
-          {clientError ?? state?.message}
-        </p>
-      )}
-      {confirming && (
-        <p role="alert" className="rounded border border-amber-300 bg-amber-50 p-2 text-sm">
-          This call is destructive and cannot be undone. Press Approve again to confirm.
-        </p>
-      )}
-      <div className="flex gap-3">
+      <div className="grid grid-cols-2 gap-2">
         <button
+          id="decision-approve"
           type="submit"
           name="decision"
           value="approve"
-          disabled={pending}
-          className="flex-1 rounded bg-green-700 px-4 py-3 font-medium text-white hover:bg-green-800 disabled:opacity-50"
+          disabled={disabled}
+          className={`${BUTTON} bg-green-700 hover:bg-green-800`}
         >
-          Approve
+          {confirming === "approve" ? "Confirm approve" : "Approve"}
         </button>
-        <button
-          type="submit"
-          name="decision"
-          value="deny"
-          disabled={pending}
-          className="flex-1 rounded bg-red-700 px-4 py-3 font-medium text-white hover:bg-red-800 disabled:opacity-50"
-        >
+        <button id="decision-deny" type="submit" name="decision" value="deny" disabled={disabled} className={`${BUTTON} bg-red-700 hover:bg-red-800`}>
           Deny
         </button>
+        <button
+          id="decision-approve-next"
+          type="submit"
+          name="decision"
+          value="approve-next"
+          disabled={disabled}
+          className={`${BUTTON} col-span-2 border border-green-800 bg-white !text-green-900 hover:bg-green-50`}
+        >
+          {confirming === "approve-next" ? "Confirm & next" : "Approve & next"}
+        </button>
       </div>
+      {/* Always there, two lines tall, below the buttons: its text changes, the buttons stay put. */}
+      <p role="alert" className={`min-h-10 text-sm ${alarming ? "font-medium text-red-800" : "text-slate-600"}`} data-testid="decision-line">
+        {line}
+      </p>
     </form>
   );
 }

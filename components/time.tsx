@@ -1,8 +1,12 @@
 "use client";
-// Times shown relative (updating every second) with the absolute time beside.
+// Every time on a page goes through here: relative ("5 min ago", "12 min
+// left", updating every second) or absolute in the viewer's local time, with
+// the UTC time on hover. Wording comes from lib/format/time.ts.
 import { useEffect, useState } from "react";
+import { humanDuration, utcLabel } from "@/lib/format/time";
 
-function useNow(): number | null {
+/** Now, in ms, ticking every second once in the browser (null during the server render). */
+export function useNow(): number | null {
   const [now, setNow] = useState<number | null>(null);
   useEffect(() => {
     setNow(Date.now());
@@ -12,14 +16,17 @@ function useNow(): number | null {
   return now;
 }
 
-export function formatDuration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${s % 60}s`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h}h ${m % 60}m`;
-  return `${Math.floor(h / 24)}d ${h % 24}h`;
+const LOCAL = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+/** Local wall-clock time once in the browser (UTC until then, so the server render is stable). */
+export function LocalTime({ at }: { at: string }) {
+  const [local, setLocal] = useState<string | null>(null);
+  useEffect(() => setLocal(LOCAL.format(new Date(at))), [at]);
+  return (
+    <time dateTime={at} title={utcLabel(at)}>
+      {local ?? utcLabel(at)}
+    </time>
+  );
 }
 
 export function Countdown({ until }: { until: string }) {
@@ -27,10 +34,10 @@ export function Countdown({ until }: { until: string }) {
   const left = now === null ? null : new Date(until).getTime() - now;
   return (
     <span>
-      <span data-testid="countdown">{left === null ? "…" : left > 0 ? `${formatDuration(left)} left` : "expired"}</span>{" "}
-      <time dateTime={until} className="text-slate-500">
-        ({new Date(until).toISOString().replace("T", " ").slice(0, 19)} UTC)
-      </time>
+      <span data-testid="countdown">{left === null ? "…" : left > 0 ? `${humanDuration(left, { seconds: true })} left` : "expired"}</span>{" "}
+      <span className="text-slate-500">
+        (<LocalTime at={until} />)
+      </span>
     </span>
   );
 }
@@ -39,10 +46,10 @@ export function Ago({ at }: { at: string }) {
   const now = useNow();
   return (
     <span>
-      {now === null ? "" : `${formatDuration(now - new Date(at).getTime())} ago `}
-      <time dateTime={at} className="text-slate-500">
-        ({new Date(at).toISOString().replace("T", " ").slice(0, 19)} UTC)
-      </time>
+      {now === null ? "" : `${humanDuration(now - new Date(at).getTime())} ago `}
+      <span className="text-slate-500">
+        (<LocalTime at={at} />)
+      </span>
     </span>
   );
 }

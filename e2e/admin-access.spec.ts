@@ -1,4 +1,4 @@
-// Who may see each /admin page (CONTRACT §6, §8): checked on the server from
+// Who may see each /admin page (docs/architecture.md): checked on the server from
 // the database, never by the browser, and role changes taking effect on the
 // next click.
 import { expect, test } from "@playwright/test";
@@ -64,9 +64,9 @@ test("a granted role works on the reviewer's next click, and a revoked one stops
 
   const admin = await session(browser, ["admin"], "admin");
   const reviewer = await session(browser, ["reviewer"], "reviewer");
-  const approveButton = reviewer.page.getByRole("button", { name: "Approve" });
+  const approveButton = reviewer.page.getByRole("button", { name: "Approve", exact: true });
 
-  // Without one of its roles the request is not shown at all: the 404 of an unknown id (CONTRACT §19).
+  // Without one of its roles the request is not shown at all: the 404 of an unknown id (docs/security.md).
   const before = await reviewer.page.goto(`/approvals/${approval.approval_id}`);
   expect(before?.status()).toBe(404);
   await expect(reviewer.page.getByRole("heading", { level: 1, name: `grant${t}.pay` })).toHaveCount(0);

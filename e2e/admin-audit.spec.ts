@@ -1,4 +1,4 @@
-// The audit page (CONTRACT §8): newest first, filtered and paged.
+// The audit page (docs/operations.md): newest first, filtered and paged.
 import { expect, test } from "@playwright/test";
 import { session } from "./admin-helpers";
 

@@ -4,7 +4,7 @@
 // session's cookies.
 import { randomUUID } from "node:crypto";
 import { expect, test, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page, type Route } from "@playwright/test";
-import { CountersignClient } from "../lib/client";
+import type { CountersignClient } from "../lib/client";
 import { E2E } from "./config";
 import { adminCli, createUser, signIn, tag, type TestUser } from "./helpers";
 
@@ -27,9 +27,7 @@ export function cliService(callbackUrl?: string): Service {
   return adminCli(args) as Service;
 }
 
-export function clientFor(s: { slug: string; webhook_secret: string | string[]; api_token: string }) {
-  return new CountersignClient({ baseUrl: E2E.appUrl, serviceSlug: s.slug, webhookSecret: s.webhook_secret, apiToken: s.api_token });
-}
+export { clientFor } from "./helpers";
 
 export function requestFor(client: CountersignClient, tool: string) {
   return client.requestApproval({ run_id: `run_${randomUUID()}`, call_id: "c1", tool, arguments: { amount: 5 } });

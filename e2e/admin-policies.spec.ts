@@ -1,4 +1,4 @@
-// The policies page (CONTRACT §8): its server actions refused server-side for
+// The policies page (docs/operations.md): its server actions refused server-side for
 // a non-admin, and its flows: create, edit, test which policy matches, delete.
 import { expect, test } from "@playwright/test";
 import { captureAction, policyItem, replay, REFUSED, session, statusIn, useAdminAndReviewer } from "./admin-helpers";
@@ -85,7 +85,7 @@ test("policies page: create, edit, test which policy matches, delete; the defaul
   await form.getByLabel("TTL (seconds)").fill("900");
   await form.getByRole("button", { name: "Save policy" }).click();
   await expect(statusIn(form)).toContainText(`Policy ${name} created.`);
-  await expect(policyItem(page, name).getByTestId("policy-rule")).toHaveText("2 approvals from payments, finance · TTL 900 s · priority 100");
+  await expect(policyItem(page, name).getByTestId("policy-rule")).toHaveText("2 approvals from payments, finance · TTL 15 min · priority 100");
 
   // A bad value is refused with the field named.
   await form.getByLabel("Name").fill(`${name}-bad`);
@@ -116,7 +116,7 @@ test("policies page: create, edit, test which policy matches, delete; the defaul
   await item.getByLabel("Roles").fill("payments");
   await item.getByRole("button", { name: "Save changes" }).click();
   await expect(statusIn(item)).toContainText(`Policy ${name} replaced.`);
-  await expect(item.getByTestId("policy-rule")).toHaveText("1 approval from payments · TTL 900 s · priority 100");
+  await expect(item.getByTestId("policy-rule")).toHaveText("1 approval from payments · TTL 15 min · priority 100");
   const listed = adminCli(["policy", "list"]) as { policies: Array<{ name: string; quorum: number; effects: string }> };
   expect(listed.policies.find((p) => p.name === name)).toMatchObject({ quorum: 1, effects: "destructive" });
 

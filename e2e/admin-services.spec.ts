@@ -1,4 +1,4 @@
-// The services page (CONTRACT §8, §9): its server actions refused
+// The services page (docs/operations.md): its server actions refused
 // server-side for a non-admin, and credentials shown once, working, and
 // rotated.
 import { expect, test } from "@playwright/test";
@@ -117,7 +117,7 @@ test.describe.serial("admin server actions are refused server-side for a non-adm
     const hooked = cliService("http://localhost:9/callback");
     const approval = await requestFor(clientFor(hooked), `retry${tag()}.call`);
     await reviewer.page.goto(`/approvals/${approval.approval_id}`);
-    await reviewer.page.getByRole("button", { name: "Approve" }).click();
+    await reviewer.page.getByRole("button", { name: "Approve", exact: true }).click();
     await expect.poll(async () => (await clientFor(hooked).getApproval(approval.approval_id)).status).toBe("approved");
 
     const retriedEvents = async () => {

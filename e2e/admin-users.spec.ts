@@ -1,4 +1,4 @@
-// The users page (CONTRACT §8): its server actions refused server-side for a
+// The users page (docs/operations.md): its server actions refused server-side for a
 // non-admin, creating a user who can sign in, and disabling one ending their
 // open session at once.
 import { randomBytes } from "node:crypto";

@@ -1,29 +1,22 @@
-// CONTRACT §19 in Chromium. "What the reviewer sees is what runs": the issue's
-// display-spoofing request (a right-to-left override in an account number, a
-// Cyrillic letter in a URL, keys `amount` and `amount` + zero-width space, a
-// summary posing as the page's policy line) shows its escapes as visible text,
+// Display spoofing in Chromium (docs/security.md). "What the reviewer sees is
+// what runs": the issue's display-spoofing request (a right-to-left override
+// in an account number, a Cyrillic letter in a URL, keys `amount` and
+// `amount` + zero-width space, a summary posing as the page's policy line)
+// shows its escapes as visible text,
 // flags the look-alike, carries the warning at the top, and keeps the summary
 // inside its box. Saves docs/screenshots/spoofing-warning.png for the README.
 // Bounded rendering: a large request's page loads its other items and the rest
 // of a long string when the reviewer asks (components/json-tree-more.tsx).
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
-import { CountersignClient } from "../lib/client";
-import { E2E } from "./config";
-import { adminCli, createUser, signIn } from "./helpers";
+import { newService } from "./helpers";
+import { repoRoot, reviewer } from "./review-helpers";
 
-const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 test.describe.configure({ timeout: 180_000 });
 
 test("a spoofing attempt shows its hidden characters as escapes, under a warning", async ({ browser }, testInfo) => {
-  const s = adminCli(["service", "add", "--slug", `e2e-spoof-${randomBytes(4).toString("hex")}`]) as {
-    slug: string;
-    webhook_secret: string;
-    api_token: string;
-  };
-  const client = new CountersignClient({ baseUrl: E2E.appUrl, serviceSlug: s.slug, webhookSecret: s.webhook_secret, apiToken: s.api_token });
+  const { client } = newService("e2e-spoof");
   const { approval_id: id } = await client.requestApproval({
     run_id: `run_${randomUUID()}`,
     call_id: "c1",
@@ -33,10 +26,7 @@ test("a spoofing attempt shows its hidden characters as escapes, under a warning
     arguments: { account: "AC-\u202E9876\u202C", url: "https://p\u0430ypal.com", amount: 10, "amount\u200B": 9000 },
   });
 
-  const user = createUser({ roles: ["reviewer"], prefix: "spoof" });
-  const context = await browser.newContext({ baseURL: E2E.appUrl, viewport: { width: 900, height: 900 } });
-  const page = await context.newPage();
-  await signIn(page, user);
+  const { context, page } = await reviewer(browser, ["reviewer"], "spoof", { width: 900, height: 900 });
   await page.goto(`/approvals/${id}`);
 
   // The warning comes first on the page, and says what was found where.
@@ -95,26 +85,19 @@ test("a spoofing attempt shows its hidden characters as escapes, under a warning
 });
 
 test("a large request shows its first items and loads the rest on demand", async ({ browser }) => {
-  const s = adminCli(["service", "add", "--slug", `e2e-big-${randomBytes(4).toString("hex")}`]) as {
-    slug: string;
-    webhook_secret: string;
-    api_token: string;
-  };
-  const client = new CountersignClient({ baseUrl: E2E.appUrl, serviceSlug: s.slug, webhookSecret: s.webhook_secret, apiToken: s.api_token });
+  const { client } = newService("e2e-big");
   const { approval_id: id } = await client.requestApproval({
     run_id: `run_${randomUUID()}`,
     call_id: "c1",
     tool: "bulk.import",
     arguments: { items: Array.from({ length: 120 }, (_, i) => `item ${i}`), note: `${"x".repeat(1_000)}END` },
   });
-  const user = createUser({ roles: ["reviewer"], prefix: "big" });
-  const context = await browser.newContext({ baseURL: E2E.appUrl });
-  const page = await context.newPage();
-  await signIn(page, user);
+  const { context, page } = await reviewer(browser, ["reviewer"], "big");
   await page.goto(`/approvals/${id}`);
 
   const args = page.getByRole("group", { name: "Arguments (redacted)" });
   const values = args.locator("bdi[data-value]");
+  await args.getByRole("button", { name: "[120 items]" }).click(); // long lists start collapsed to their count
   await expect(args.getByText("… 70 more items")).toBeVisible();
   await expect(values.filter({ hasText: /^"item \d+"$/ })).toHaveCount(50);
   await args.getByRole("button", { name: "Show more" }).first().click();
@@ -126,8 +109,8 @@ test("a large request shows its first items and loads the rest on demand", async
 
   // The long string: its start, a count, then the rest with its closing quote.
   const note = args.locator("li", { hasText: "note:" }).locator("bdi[data-value]");
-  await expect(note).toContainText("… 603 more characters");
-  await note.getByRole("button", { name: "Show more" }).click();
+  await expect(note).toContainText("… (803 more characters)");
+  await note.getByRole("button", { name: "Show all" }).click();
   await expect(note).toHaveText(`"${"x".repeat(1_000)}END"`);
   await context.close();
 });

@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { expect, type Page } from "@playwright/test";
+import { CountersignClient } from "../lib/client";
 import { E2E } from "./config";
 
 export type TestUser = { email: string; password: string };
@@ -59,11 +60,22 @@ export function createUser({ roles = [] as readonly string[], prefix = "user" } 
   return { email, password };
 }
 
-/** Where an anonymous visitor is sent. */
-export const onSignInPage = /\/signin(\?.*)?$/;
-
 /** A short random tag that keeps names made by one test apart from another's. */
 export const tag = () => randomBytes(4).toString("hex");
+
+/** An executor client (lib/client) for a service the admin CLI made. */
+export function clientFor(s: { slug: string; webhook_secret: string | string[]; api_token: string }): CountersignClient {
+  return new CountersignClient({ baseUrl: E2E.appUrl, serviceSlug: s.slug, webhookSecret: s.webhook_secret, apiToken: s.api_token });
+}
+
+/** A new service (admin CLI), named `<prefix>-<random tag>`, and an executor client for it. */
+export function newService(prefix: string): { slug: string; client: CountersignClient } {
+  const s = adminCli(["service", "add", "--slug", `${prefix}-${tag()}`]) as { slug: string; webhook_secret: string; api_token: string };
+  return { slug: s.slug, client: clientFor(s) };
+}
+
+/** Where an anonymous visitor is sent. */
+export const onSignInPage = /\/signin(\?.*)?$/;
 
 type SignInOptions = {
   /**

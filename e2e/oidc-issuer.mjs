@@ -14,11 +14,10 @@
 //   secret is printed. Exits on SIGTERM/SIGINT.
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
-import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import Provider from "oidc-provider";
+import { E2E } from "./settings.mjs";
 
-const E2E = JSON.parse(readFileSync(new URL("./e2e.json", import.meta.url), "utf8"));
 const issuer = new URL(E2E.issuer);
 const EMAIL_DOMAIN = "idp.example.com";
 

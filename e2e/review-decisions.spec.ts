@@ -1,4 +1,4 @@
-// Deciding requests in the browser (CONTRACT §6, §9): four-eyes with two
+// Deciding requests in the browser (docs/architecture.md): four-eyes with two
 // reviewers, the deny reason, the requester who may not review (in the page
 // and against a replayed server action), and a cross-site replay. Every test
 // makes its own users and service.
@@ -64,12 +64,12 @@ test("four-eyes: the first approval leaves it pending, the second decides it, bo
   await rowOf(canActSection(first.page), created.approval_id).getByRole("link", { name: tool }).click();
   await expect(first.page.getByRole("heading", { level: 1, name: tool })).toBeVisible();
   await expect(first.page.getByText(created.args_digest, { exact: true })).toBeVisible();
-  await first.page.getByRole("button", { name: "Approve" }).click();
-  // The page re-renders from the server: one of two approvals, still pending, no second vote.
-  await expect(first.page.getByTestId("why-not")).toHaveText("you have already reviewed this request");
+  await first.page.getByRole("button", { name: "Approve", exact: true }).click();
+  // The page re-renders from the server: the reviewer's own vote, one of two approvals, still pending, no second vote.
+  await expect(first.page.getByTestId("decision-result")).toContainText("You approved · 1 of 2 · waiting for 1 more approval from payments");
   await expect(first.page.getByText(/1 of 2 so far/)).toBeVisible();
   await expect(first.page.getByTestId("status")).toHaveText("pending");
-  await expect(first.page.getByRole("button", { name: "Approve" })).toHaveCount(0);
+  await expect(first.page.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
   await first.page.reload();
   await expect(first.page.getByText(/1 of 2 so far/)).toBeVisible();
   await expect(first.page.getByTestId("decided-by")).toHaveCount(0);
@@ -84,7 +84,7 @@ test("four-eyes: the first approval leaves it pending, the second decides it, bo
   // Reviewer 2 approves: decided, by both, in order.
   await second.page.goto(`/approvals/${created.approval_id}`);
   await second.page.getByLabel("Reason").fill("Matches the invoice");
-  await second.page.getByRole("button", { name: "Approve" }).click();
+  await second.page.getByRole("button", { name: "Approve", exact: true }).click();
   await expect(second.page.getByTestId("status")).toHaveText("approved");
   await second.page.reload();
   await expect(second.page.getByTestId("status")).toHaveText("approved");
@@ -145,7 +145,7 @@ test("the requester cannot review their own request: no buttons, and a replayed 
   // The page: no Approve/Deny, and why.
   await requester.page.goto(`/approvals/${created.approval_id}`);
   await expect(requester.page.getByRole("heading", { level: 1 })).toBeVisible();
-  await expect(requester.page.getByRole("button", { name: "Approve" })).toHaveCount(0);
+  await expect(requester.page.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
   await expect(requester.page.getByRole("button", { name: "Deny" })).toHaveCount(0);
   await expect(requester.page.getByLabel("Reason")).toHaveCount(0);
   await expect(requester.page.getByTestId("why-not")).toHaveText("you requested this call, so you cannot review it");
@@ -156,7 +156,7 @@ test("the requester cannot review their own request: no buttons, and a replayed 
 
   // The real server action, as an eligible reviewer's click sends it (captured, not delivered)…
   await eligible.page.goto(`/approvals/${created.approval_id}`);
-  const action = await captureAction(eligible.page, eligible.page.getByRole("button", { name: "Approve" }));
+  const action = await captureAction(eligible.page, eligible.page.getByRole("button", { name: "Approve", exact: true }));
   expect(action.headers["next-action"]).toMatch(/^[0-9a-f]{16,}$/i);
   expect(reviewsOf(created.approval_id)).toEqual([]);
 
@@ -184,7 +184,7 @@ test("a reviewer's real action replayed cross-site (foreign or missing Origin) c
   const eligible = await reviewer(browser, ["reviewer"], "csrf");
   const created = await ask(client, { tool: `e2e.csrf.${tag()}` });
   await eligible.page.goto(`/approvals/${created.approval_id}`);
-  const action = await captureAction(eligible.page, eligible.page.getByRole("button", { name: "Approve" }));
+  const action = await captureAction(eligible.page, eligible.page.getByRole("button", { name: "Approve", exact: true }));
   expect(action.headers.origin).toBe(new URL(E2E.appUrl).origin);
 
   // The victim's own session cookie rides along, as it would from a hostile page.

@@ -6,9 +6,9 @@ import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { expect, type Browser, type BrowserContext, type Locator, type Page } from "@playwright/test";
-import { CountersignClient } from "../lib/client";
+import type { CountersignClient } from "../lib/client";
 import { E2E } from "./config";
-import { adminCli, createUser, e2eEnv, signIn, tag, type TestUser } from "./helpers";
+import { createUser, e2eEnv, newService, signIn, type TestUser } from "./helpers";
 
 export const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
@@ -25,18 +25,20 @@ export async function reviewer(browser: Browser, roles: string[], prefix: string
   return { user, context, page };
 }
 
-type Service = { slug: string; webhook_secret: string; api_token: string };
-
 /** A new service (admin CLI) and an executor client for it. */
 export function service(): { slug: string; client: CountersignClient } {
-  const s = adminCli(["service", "add", "--slug", `e2e-rev-${tag()}`]) as Service;
-  return {
-    slug: s.slug,
-    client: new CountersignClient({ baseUrl: E2E.appUrl, serviceSlug: s.slug, webhookSecret: s.webhook_secret, apiToken: s.api_token }),
-  };
+  return newService("e2e-rev");
 }
 
-type Ask = { tool: string; requested_by?: string; summary?: string; effects?: "read" | "write" | "destructive"; arguments?: Record<string, unknown> };
+type Ask = {
+  tool: string;
+  requested_by?: string;
+  summary?: string;
+  effects?: "read" | "write" | "destructive";
+  arguments?: Record<string, unknown>;
+  /** Seconds; shorter than the policy's lifetime only. */
+  expires_in?: number;
+};
 
 export async function ask(client: CountersignClient, input: Ask) {
   const { arguments: args = { amount: 25, currency: "EUR" }, ...rest } = input;

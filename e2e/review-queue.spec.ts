@@ -1,9 +1,9 @@
-// The review queue in the browser (CONTRACT §6, §9): live updates without
+// The review queue in the browser (docs/architecture.md): live updates without
 // reload, its sections, filters and paging, and 390 px screenshots for the
-// README (docs/screenshots/queue.png, decision-390.png). Every test makes its
+// README (docs/screenshots/queue.png, decision-390.png, decision-390-dark.png). Every test makes its
 // own users and service.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
 import { tag } from "./helpers";
 import { ask, canActSection, decidedSection, openQueue, repoRoot, reviewer, rowOf, service, waitingSection } from "./review-helpers";
 
@@ -15,6 +15,16 @@ async function attachScreenshot(page: Page, testInfo: TestInfo, name: string, fi
   await testInfo.attach(name, { body: png, contentType: "image/png" });
   mkdirSync(`${repoRoot}/docs/screenshots`, { recursive: true });
   writeFileSync(`${repoRoot}/docs/screenshots/${file}`, png);
+}
+
+/** A section's request links (each row also links its run). */
+const toolLinks = (scope: Locator) => scope.getByTestId("row-tool");
+
+/** At 390 px the filters sit in a closed "Filters" disclosure. */
+async function openFilters(page: Page): Promise<void> {
+  const disclosure = page.getByTestId("queue-filters");
+  if ((await disclosure.getAttribute("open")) === null) await disclosure.locator("summary").click();
+  await expect(page.getByLabel("Effects")).toBeVisible();
 }
 
 async function noHorizontalScroll(page: Page): Promise<void> {
@@ -43,7 +53,7 @@ test("an open queue shows a new request, and a decision made elsewhere, within 2
 
   // Decided in another browser: the row moves to recent decisions.
   await decider.page.goto(`/approvals/${created.approval_id}`);
-  await decider.page.getByRole("button", { name: "Approve" }).click();
+  await decider.page.getByRole("button", { name: "Approve", exact: true }).click();
   await expect(decider.page.getByTestId("status")).toHaveText("approved");
   const decidedAt = Date.now();
   await expect(rowOf(decidedSection(watcher.page), created.approval_id)).toContainText(`Decided by ${decider.user.email}`, { timeout: 2000 });
@@ -86,10 +96,10 @@ test("the queue's sections, filters and paging; screenshots at 390 px for the RE
   });
   await colleague.page.goto(`/approvals/${done.approval_id}`);
   await colleague.page.getByLabel("Reason").fill("Retention period is over");
-  await colleague.page.getByRole("button", { name: "Approve" }).click();
-  // Destructive: the page asks for a second click.
-  await expect(colleague.page.getByRole("main").getByRole("alert")).toContainText("Press Approve again to confirm");
-  await colleague.page.getByRole("button", { name: "Approve" }).click();
+  await colleague.page.getByRole("button", { name: "Approve", exact: true }).click();
+  // Destructive: the page asks for a second click, on the same button, relabelled in place.
+  await expect(colleague.page.getByRole("main").getByRole("alert")).toContainText("Press Confirm approve to approve it");
+  await colleague.page.getByRole("button", { name: "Confirm approve" }).click();
   await expect(colleague.page.getByTestId("status")).toHaveText("approved");
 
   await openQueue(me.page, `?service=${slug}`);
@@ -97,28 +107,30 @@ test("the queue's sections, filters and paging; screenshots at 390 px for the RE
   await expect(waitingSection(me.page).getByRole("heading", { level: 2 })).toHaveText("Waiting on others (1)");
   await expect(decidedSection(me.page).getByRole("heading", { level: 2 })).toHaveText("Recent decisions (1)");
   // Oldest first, with the time left.
-  await expect(canActSection(me.page).getByRole("link")).toHaveText(["payments.refund", "crm.update_contact"]);
+  await expect(toolLinks(canActSection(me.page))).toHaveText(["payments.refund", "crm.update_contact"]);
   await expect(rowOf(canActSection(me.page), refund.approval_id).getByTestId("countdown")).toHaveText(/left$/);
   await expect(rowOf(waitingSection(me.page), mine.approval_id)).toContainText("You requested this call");
   await noHorizontalScroll(me.page);
   await attachScreenshot(me.page, testInfo, "queue-390", "queue.png");
 
-  // Filters are a GET form with labelled fields.
+  // Filters are a GET form with labelled fields, folded into a disclosure at 390 px.
+  await openFilters(me.page);
   await me.page.getByLabel("Effects").selectOption("destructive");
   await me.page.getByLabel("Pending order").selectOption("newest");
   await me.page.getByRole("button", { name: "Apply" }).click();
   await expect(me.page).toHaveURL(/effects=destructive/);
-  await expect(canActSection(me.page).getByRole("link")).toHaveText(["payments.refund"]);
+  await expect(toolLinks(canActSection(me.page))).toHaveText(["payments.refund"]);
   await expect(waitingSection(me.page).getByRole("heading", { level: 2 })).toHaveText("Waiting on others (0)");
-  await expect(decidedSection(me.page).getByRole("link")).toHaveText(["files.delete"]);
+  await expect(toolLinks(decidedSection(me.page))).toHaveText(["files.delete"]);
+  await openFilters(me.page);
   await me.page.getByLabel("Status").selectOption("approved");
   await me.page.getByRole("button", { name: "Apply" }).click();
   await expect(canActSection(me.page)).toHaveCount(0);
-  await expect(decidedSection(me.page).getByRole("link")).toHaveText(["files.delete"]);
+  await expect(toolLinks(decidedSection(me.page))).toHaveText(["files.delete"]);
   // A bad value is ignored and said so, the others still apply.
   await me.page.goto(`/approvals?service=${slug}&tool=${encodeURIComponent("not a tool!")}&order=newest`);
   await expect(me.page.getByTestId("invalid-filters")).toHaveText("Ignored invalid value for: tool.");
-  await expect(canActSection(me.page).getByRole("link")).toHaveText(["crm.update_contact", "payments.refund"]);
+  await expect(toolLinks(canActSection(me.page))).toHaveText(["crm.update_contact", "payments.refund"]);
 
   // Paging: a page of one, then the next by its cursor.
   for (let i = 0; i < 21; i++) await ask(client, { tool: `bulk.item-${String(i).padStart(2, "0")}` });
@@ -127,12 +139,13 @@ test("the queue's sections, filters and paging; screenshots at 390 px for the RE
   await expect(canActSection(me.page).locator("article")).toHaveCount(20);
   await canActSection(me.page).getByRole("link", { name: "Next page" }).click();
   await expect(me.page).toHaveURL(/act=\d+\.apr_/);
-  await expect(canActSection(me.page).getByRole("link", { name: /^bulk\./ })).toHaveText(["bulk.item-18", "bulk.item-19", "bulk.item-20"]);
+  await expect(toolLinks(canActSection(me.page))).toHaveText(["bulk.item-18", "bulk.item-19", "bulk.item-20"]);
   await expect(canActSection(me.page).getByRole("link", { name: "Next page" })).toHaveCount(0);
   await canActSection(me.page).getByRole("link", { name: "First page" }).click();
-  await expect(canActSection(me.page).getByRole("link").first()).toHaveText("payments.refund");
+  await expect(toolLinks(canActSection(me.page)).first()).toHaveText("payments.refund");
 
   // Keyboard: from the filters' last control, Tab reaches the first request, Enter opens it.
+  await openFilters(me.page);
   await me.page.getByRole("link", { name: "Clear" }).focus();
   await me.page.keyboard.press("Tab");
   const firstRequest = canActSection(me.page).getByRole("link", { name: "payments.refund" });
@@ -144,10 +157,14 @@ test("the queue's sections, filters and paging; screenshots at 390 px for the RE
   await expect(me.page.getByTestId("args-digest")).toHaveText(refund.args_digest);
   await expect(me.page.getByText("[redacted:email]")).toBeVisible();
   await expect(me.page.getByLabel("Reason")).toBeVisible();
-  await expect(me.page.getByRole("button", { name: "Approve" })).toBeVisible();
+  await expect(me.page.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
   await expect(me.page.getByRole("button", { name: "Deny" })).toBeVisible();
   await noHorizontalScroll(me.page);
   await attachScreenshot(me.page, testInfo, "decision-390", "decision-390.png");
+  // Dark mode follows the system: the same page as a phone at night shows it (README).
+  await me.page.emulateMedia({ colorScheme: "dark" });
+  await expect(me.page.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
+  await attachScreenshot(me.page, testInfo, "decision-390-dark", "decision-390-dark.png");
 
   await Promise.all([me.context.close(), colleague.context.close()]);
 });

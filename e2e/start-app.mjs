@@ -1,9 +1,8 @@
 // Starts the built app for the browser tests on a fresh SQLite database,
 // through the same `npm start` entry point a user runs.
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
-
-const E2E = JSON.parse(readFileSync(new URL("./e2e.json", import.meta.url), "utf8"));
+import { rmSync } from "node:fs";
+import { E2E } from "./settings.mjs";
 
 rmSync(E2E.dataDir, { recursive: true, force: true });
 const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/start.ts"], {

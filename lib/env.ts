@@ -44,7 +44,7 @@ const envSchema = z
     TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     // First retry delay of a failed callback; later ones double (capped at 1 h).
     CALLBACK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
-    // Callback targets (CONTRACT §19). Loopback: unset means "allowed only outside production".
+    // Callback targets (docs/security.md). Loopback: unset means "allowed only outside production".
     CALLBACK_ALLOW_LOOPBACK: z
       .enum(["0", "1", "true", "false", ""])
       .optional()

@@ -1,4 +1,4 @@
-// Errors that carry the contract's error codes (CONTRACT §3, §4) plus the
+// Errors that carry the contract's error codes (docs/api.md) plus the
 // product's own. One table maps each code to its HTTP status; lib/http turns
 // an AppError (or a ZodError) into a response.
 import type { ZodError } from "zod";

@@ -1,4 +1,4 @@
-// Admin command line (CONTRACT §8): `npm run admin -- <command> [--flag value]…`.
+// Admin command line (docs/operations.md): `npm run admin -- <command> [--flag value]…`.
 // Every command prints one JSON object on stdout and exits 0, or prints an
 // error to stderr and exits non-zero. Flags are parsed here and validated by
 // the lib/ functions they call, which hold every rule. Commands live in

@@ -36,8 +36,10 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
+import { chromiumLaunchOptions } from "../e2e/chromium.mjs";
 import { renderBench, renderFigures } from "./bench/render.mjs";
 import { createTemporaryDatabase } from "./db/temporary-database.mjs";
+import { credentialsSignIn } from "./http/credentials-sign-in.mjs";
 
 const root = process.cwd();
 const argv = process.argv.slice(2);
@@ -340,21 +342,8 @@ function webhooksFor(setupFile, n, helperEnv) {
 
 /** Signs in through Auth.js's credentials endpoint, as the sign-in form does; returns the session cookie. */
 async function signIn(base, email, password) {
-  const csrf = await fetch(`${base}/api/auth/csrf`);
-  const { csrfToken } = await csrf.json();
-  const jar = csrf.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  const res = await fetch(`${base}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar },
-    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${base}/approvals` }),
-  });
-  const session = res.headers.getSetCookie().find((c) => /^(__Secure-)?authjs\.session-token=/.test(c));
-  if (!session) fail(`sign-in as ${email} failed: ${res.status}`);
-  const pair = session.split(";")[0];
+  const { session: pair, location } = await credentialsSignIn(base, email, password);
+  if (!pair) fail(`sign-in as ${email} failed (redirected to ${location || "nowhere"})`);
   const eq = pair.indexOf("=");
   return { header: pair, name: pair.slice(0, eq), value: pair.slice(eq + 1) };
 }
@@ -378,18 +367,7 @@ async function queuePageTimes(base, cookie, samples) {
 /** Accepted (201 received) → the row is in the open page's DOM, one webhook at a time. */
 async function liveQueue(base, cookie, hooks) {
   const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
-  });
+  const browser = await chromium.launch(chromiumLaunchOptions);
   cleanups.push(() => browser.close());
   try {
     const context = await browser.newContext();

@@ -32,7 +32,7 @@ function fail(message: string): never {
 async function main() {
   if (local) {
     process.env.AUTH_CREDENTIALS ??= "1";
-    // Callbacks to a receiver on this machine (CONTRACT §19: local mode allows loopback).
+    // Callbacks to a receiver on this machine (docs/security.md: local mode allows loopback).
     process.env.CALLBACK_ALLOW_LOOPBACK ??= "1";
     const secrets = loadOrCreateLocalSecrets(process.env.COUNTERSIGN_DATA_DIR ?? "./data");
     for (const n of SECRET_NAMES) process.env[n] ??= secrets[n];

@@ -6,8 +6,9 @@
 // Chromium against the built app. `npm test -- lint format` runs only those.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { chromiumLaunchOptions } from "../e2e/chromium.mjs";
 
-const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const chromium = chromiumLaunchOptions.executablePath;
 if (!existsSync(chromium)) {
   console.error(
     `npm test: Chromium not found at ${chromium}. The browser tests need Debian's package: ` +

@@ -1,19 +1,22 @@
 import type { Metadata } from "next";
+import { cache } from "react";
 import { AppHeader } from "@/components/app-header";
 import { QueueFilters } from "@/components/queue-filters";
+import { KeyboardShortcuts } from "@/components/keyboard-shortcuts";
 import { QueueLiveRefresh } from "@/components/queue-live-refresh";
 import { QueueSection } from "@/components/queue-section";
+import { QueueViews } from "@/components/queue-views";
 import { requireUserPage } from "@/lib/auth/guards";
 import { signOutAction } from "@/app/actions/auth";
 import { findQueue, listQueueServices, type QueueSection as Section } from "@/lib/queue/find-queue";
 import { getQueueVersion } from "@/lib/queue/live-feed";
-import { parseQueueQuery, type QueueQueryParam } from "@/lib/queue/query-params";
+import { parseQueueQuery, type QueueQueryParam, type QueueView } from "@/lib/queue/query-params";
 
-export const metadata: Metadata = { title: "Approvals" };
 export const dynamic = "force-dynamic";
 
 const PAGE_SIZE = 20;
 
+type SearchParams = Record<string, string | string[] | undefined>;
 type Raw = Partial<Record<QueueQueryParam, string>>;
 
 function href(raw: Raw, change: Partial<Record<QueueQueryParam, string | null>>): string {
@@ -24,27 +27,53 @@ function href(raw: Raw, change: Partial<Record<QueueQueryParam, string | null>>)
   return qs ? `/approvals?${qs}` : "/approvals";
 }
 
-export default async function ApprovalsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+/** The viewer and their queue, read once per render (the title and the page share it); keyed by the valid parameters. */
+const load = cache(async (rawKey: string) => {
   const user = await requireUserPage();
-  const { query, raw, invalid } = parseQueueQuery(await searchParams);
+  const { query } = parseQueueQuery(JSON.parse(rawKey) as Raw);
   // Version first: a change landing while the page renders is then reported
   // by the live stream, never lost.
   const version = await getQueueVersion();
   const [queue, services] = await Promise.all([findQueue(user.id, query, { pageSize: PAGE_SIZE }), listQueueServices()]);
+  return { user, query, version, queue, services };
+});
+
+const parse = async (searchParams: Promise<SearchParams>) => {
+  const parsed = parseQueueQuery(await searchParams);
+  return { ...parsed, rawKey: JSON.stringify(parsed.raw) };
+};
+
+const countText = (s: Section) => `${s.count}${s.countCapped ? "+" : ""}`;
+
+/** "(3) Approvals": what needs the viewer's review, in the tab title; it follows the live refresh. */
+export async function generateMetadata({ searchParams }: { searchParams: Promise<SearchParams> }): Promise<Metadata> {
+  const { queue } = await load((await parse(searchParams)).rawKey);
+  const count = queue.canAct && queue.canAct.count > 0 ? `(${countText(queue.canAct)}) ` : "";
+  return { title: `${count}Approvals` };
+}
+
+const ORDER_HINT = { oldest: "Oldest first", newest: "Newest first", expiring: "Expiring soonest" } as const;
+
+export default async function ApprovalsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const { raw, invalid, rawKey } = await parse(searchParams);
+  const { user, query, version, queue, services } = await load(rawKey);
 
   const paging = (param: "act" | "wait" | "done", section: Section) => ({
     nextHref: section.next ? href(raw, { [param]: section.next }) : null,
     firstHref: raw[param] ? href(raw, { [param]: null }) : null,
   });
-  const pendingOrder = query.order === "newest" ? "Newest first" : "Oldest first";
+  const viewHref = (view: QueueView | null) => href(raw, { view, act: null, wait: null, done: null });
+  const pendingOrder = ORDER_HINT[query.order ?? "oldest"];
+  const empty = query.q ? "No requests match your search." : undefined;
 
   return (
     <>
       <AppHeader user={user} signOut={signOutAction} />
-      <main className="mx-auto flex max-w-5xl flex-col gap-5 p-4">
+      <main id="main" className="mx-auto flex max-w-5xl flex-col gap-5 p-4">
         <div className="flex flex-wrap items-center justify-between gap-2">
           <h1 className="text-xl font-semibold">Approvals</h1>
           <QueueLiveRefresh version={version} />
+          <KeyboardShortcuts mode="queue" />
         </div>
         {user.roles.length === 0 && (
           <p className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">You have no reviewer role yet. Ask an admin to grant you one.</p>
@@ -54,13 +83,31 @@ export default async function ApprovalsPage({ searchParams }: { searchParams: Pr
             Ignored invalid {invalid.length === 1 ? "value" : "values"} for: {invalid.join(", ")}.
           </p>
         )}
+        <QueueViews current={query.view ?? null} hrefOf={viewHref} />
         <QueueFilters
-          values={{ service: raw.service, tool: raw.tool, effects: raw.effects, status: raw.status, order: raw.order }}
+          values={{
+            view: raw.view,
+            q: raw.q,
+            service: raw.service,
+            run: raw.run,
+            tool: raw.tool,
+            effects: raw.effects,
+            status: raw.status,
+            order: raw.order,
+          }}
           services={services}
         />
 
-        {queue.canAct && (
-          <QueueSection kind="canAct" title="Needs your review" hint={pendingOrder} section={queue.canAct} {...paging("act", queue.canAct)} />
+        {/* Nothing in "My requests" or "Decided by me" is the viewer's to decide. */}
+        {queue.canAct && !query.view && (
+          <QueueSection
+            kind="canAct"
+            title="Needs your review"
+            hint={pendingOrder}
+            section={queue.canAct}
+            empty={empty}
+            {...paging("act", queue.canAct)}
+          />
         )}
         {queue.waiting && (
           <QueueSection
@@ -68,6 +115,7 @@ export default async function ApprovalsPage({ searchParams }: { searchParams: Pr
             title="Waiting on others"
             hint={`${pendingOrder} · you cannot act on these now`}
             section={queue.waiting}
+            empty={empty}
             {...paging("wait", queue.waiting)}
           />
         )}
@@ -75,8 +123,9 @@ export default async function ApprovalsPage({ searchParams }: { searchParams: Pr
           <QueueSection
             kind="decided"
             title="Recent decisions"
-            hint="Newest requests first"
+            hint="Most recently decided first"
             section={queue.decided}
+            empty={empty}
             {...paging("done", queue.decided)}
           />
         )}

@@ -20,7 +20,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const next = params.next ?? "/approvals";
 
   return (
-    <main className="mx-auto flex min-h-screen max-w-sm flex-col justify-center gap-6 p-6">
+    <main id="main" className="mx-auto flex min-h-screen max-w-sm flex-col justify-center gap-6 p-6">
       <h1 className="text-2xl font-semibold">Sign in to Countersign</h1>
       {error && (
         <p role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">

@@ -3,14 +3,17 @@
 Requires Python 3.11 or later and no third-party package. It offers the same
 calls as the TypeScript client in ``lib/client``:
 
-* ``args_digest(arguments, salt=None)`` / ``canonical_json(value)`` -- CONTRACT
-  section 2 (RFC 8785, JSON Canonicalization Scheme), salted per section 19
+* ``args_digest(arguments, salt=None)`` / ``canonical_json(value)`` -- the
+  digest of docs/api.md (RFC 8785, JSON Canonicalization Scheme), salted as it says
   (``new_args_salt()``, ``is_args_salt()``);
 * ``sign_webhook`` / ``sign_webhook_headers`` / ``verify_webhook`` /
   ``generate_webhook_secret`` -- Standard Webhooks, strict verification;
 * ``CountersignClient`` with ``request_approval``, ``get_approval``,
   ``wait_for_decision``, ``consume``, ``cancel`` -- sections 3 and 4;
 * ``verify_callback`` -- section 5;
+* ``denial_reason(result)`` -- why a request was denied, from the ``reviews``
+  (every vote, in order: ``{"by", "vote", "reason", "at"}``) that the state
+  and consume answers and the callback carry;
 * receipts: ``decode_receipt``, ``check_receipt_binding`` and
   ``verify_receipt``.
 
@@ -95,6 +98,7 @@ __all__ = [
     "check_receipt_binding",
     "decode_receipt",
     "decode_webhook_secret",
+    "denial_reason",
     "generate_webhook_id",
     "generate_webhook_secret",
     "sign_webhook",
@@ -172,7 +176,7 @@ class CanonicalJsonError(ValueError):
 
 
 # --------------------------------------------------------------------------
-# Argument digest: RFC 8785 (CONTRACT section 2)
+# Argument digest: RFC 8785 (docs/api.md)
 # --------------------------------------------------------------------------
 
 _MAX_EXACT_INT = 2**53 - 1
@@ -298,7 +302,7 @@ ARGS_SALT_BYTES = 32
 
 
 def is_args_salt(value: Any) -> bool:
-    """True for a well-formed ``args_salt`` (CONTRACT section 19): 16-64 bytes
+    """True for a well-formed ``args_salt`` (docs/security.md): 16-64 bytes
     as unpadded base64url, in its canonical spelling."""
     if not isinstance(value, str) or not _ARGS_SALT_PATTERN.fullmatch(value):
         return False
@@ -336,7 +340,7 @@ _REMEMBERED_SALTS = 10_000
 # --------------------------------------------------------------------------
 
 WEBHOOK_SECRET_PREFIX = "whsec_"
-#: Accepted clock skew either way, in seconds (CONTRACT section 3).
+#: Accepted clock skew either way, in seconds (docs/api.md).
 WEBHOOK_TOLERANCE_SECONDS = 300
 
 _TIMESTAMP_RE = re.compile(r"[0-9]{1,15}")
@@ -474,7 +478,7 @@ def verify_webhook(
 
 
 # --------------------------------------------------------------------------
-# Callbacks (CONTRACT section 5)
+# Callbacks (docs/api.md)
 # --------------------------------------------------------------------------
 
 _FINAL_DECISIONS = ("approved", "denied", "expired", "cancelled")
@@ -483,6 +487,28 @@ _CONSUMED_DECISIONS = ("approved", "denied", "expired")
 
 def _is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _is_review_list(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(item, dict)
+        and isinstance(item.get("by"), str)
+        and item.get("vote") in ("approve", "deny")
+        and (item.get("reason", _MISSING) is None or isinstance(item.get("reason"), str))
+        and isinstance(item.get("at"), str)
+        for item in value
+    )
+
+
+def denial_reason(result: Mapping[str, Any]) -> str | None:
+    """Why a request was denied, in the denying reviewer's words: the reason of
+    the last "deny" vote in ``result["reviews"]`` (a consume answer, a state or
+    a callback's ``data``), or None when no one denied it or gave no reason.
+    The text is the reviewer's: show it to the user as a quote."""
+    for review in reversed(result.get("reviews") or []):
+        if review.get("vote") == "deny":
+            return review.get("reason")
+    return None
 
 
 def _first_bad(body: Any, checks: Mapping[str, Callable[[Any], bool]]) -> str | None:
@@ -537,6 +563,7 @@ def verify_callback(
                 "decision": lambda v: v in _FINAL_DECISIONS,
                 "decided_by": _is_str_list,
                 "decided_at": _is_str,
+                "reviews": _is_review_list,
             },
         )
         bad = None if inner is None else f"data.{inner}"
@@ -548,7 +575,7 @@ def verify_callback(
 
 
 # --------------------------------------------------------------------------
-# Receipts (CONTRACT section 4)
+# Receipts (docs/api.md)
 # --------------------------------------------------------------------------
 
 _RECEIPT_ALGORITHMS = ("EdDSA", "Ed25519")
@@ -676,7 +703,7 @@ def verify_receipt(
 
 
 # --------------------------------------------------------------------------
-# HTTP client (CONTRACT sections 3 and 4)
+# HTTP client (docs/api.md)
 # --------------------------------------------------------------------------
 
 #: Largest inbound webhook body the contract accepts (section 3).
@@ -842,6 +869,7 @@ class CountersignClient:
                 "expires_at": _is_str,
                 "decided_at": lambda v: v is None or isinstance(v, str),
                 "decided_by": _is_str_list,
+                "reviews": _is_review_list,
                 "consumed": lambda v: isinstance(v, bool),
             },
         )
@@ -898,7 +926,9 @@ class CountersignClient:
         """Takes the decision once. Give ``args_digest``, or ``arguments`` to
         bind to the arguments about to run (the digest is computed, salted with
         ``args_salt`` if given, else with the salt this client sent for the same
-        run and call, else unsalted). The salt itself is never sent."""
+        run and call, else unsalted). The salt itself is never sent. The answer
+        carries ``reviews``, every vote in order; on a denial
+        ``denial_reason(answer)`` is the reviewer's reason."""
         if (args_digest is None) == (arguments is None):
             raise TypeError("give exactly one of args_digest and arguments")
         if args_digest is not None:
@@ -919,6 +949,7 @@ class CountersignClient:
                 "decided_by": _is_str_list,
                 "decided_at": _is_str,
                 "consumed_at": _is_str,
+                "reviews": _is_review_list,
                 "receipt": _is_str,
             },
         )

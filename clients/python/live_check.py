@@ -29,7 +29,7 @@ def main() -> int:
     run_id = f"py-run-{uuid.uuid4()}"
     arguments = {"account": "AC-7", "amount": 42, "memo": "refund order 1234", "nested": {"ok": True, "n": None}}
     created = client.request_approval(run_id=run_id, call_id="c1", tool="payments.refund", arguments=arguments)
-    salt = created["args_salt"]  # fresh, made by the client (CONTRACT section 19)
+    salt = created["args_salt"]  # fresh, made by the client (docs/security.md)
     print(json.dumps({"approval_id": created["approval_id"], "args_digest": created["args_digest"], "args_salt": salt}), flush=True)
 
     sys.stdin.readline()  # the test has decided the request
@@ -49,6 +49,9 @@ def main() -> int:
         "status": state["status"],
         "decision": taken["decision"],
         "decided_by": taken["decided_by"],
+        "reviews": taken["reviews"],
+        "state_reviews": state["reviews"],
+        "denial_reason": countersign.denial_reason(taken),
         "receipt": taken["receipt"],
         "second_consume": second,
         "local_digest": countersign.args_digest(arguments, salt),

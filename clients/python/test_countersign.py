@@ -169,7 +169,7 @@ class DigestTests(unittest.TestCase):
                 self.assertEqual(cs.canonical_json(from_bits(bits)), text)
 
     def test_number_forms(self):
-        # Integers up to 2**53 - 1 (I-JSON, CONTRACT section 19: the server refuses 2**53).
+        # Integers up to 2**53 - 1 (I-JSON, docs/security.md: the server refuses 2**53).
         self.assertEqual(cs.canonical_json([1e21, 1e20, -0.0, 0.1, 1e-7, 1e-6, 10.0, 2**53 - 1, -(2**53 - 1), 1.5]),
                          "[1e+21,100000000000000000000,0,0.1,1e-7,0.000001,10,9007199254740991,-9007199254740991,1.5]")
 
@@ -356,6 +356,10 @@ CALLBACK_EVENT = {
         "decision": "denied",
         "decided_by": ["rev@example.com"],
         "decided_at": "2026-11-29T18:00:00Z",
+        "reviews": [
+            {"by": "bo@example.com", "vote": "approve", "reason": None, "at": "2026-11-29T17:58:00Z"},
+            {"by": "rev@example.com", "vote": "deny", "reason": "wrong account", "at": "2026-11-29T18:00:00Z"},
+        ],
     },
 }
 
@@ -380,6 +384,21 @@ class CallbackTests(unittest.TestCase):
         with self.assertRaises(cs.CountersignError) as ctx:
             cs.verify_callback(secret, cs.sign_webhook_headers(secret, wrong), wrong)
         self.assertEqual((ctx.exception.code, ctx.exception.reason), ("invalid-request", "data.decided_by"))
+
+    def test_reviews_and_denial_reason(self):
+        secret = cs.generate_webhook_secret()
+        body = json.dumps(CALLBACK_EVENT).encode()
+        event = cs.verify_callback(secret, cs.sign_webhook_headers(secret, body), body)
+        self.assertEqual([r["vote"] for r in event["data"]["reviews"]], ["approve", "deny"])
+        self.assertEqual(cs.denial_reason(event["data"]), "wrong account")
+        self.assertIsNone(cs.denial_reason({"reviews": [CALLBACK_EVENT["data"]["reviews"][0]]}))
+        self.assertIsNone(cs.denial_reason({"reviews": []}))
+        deny = CALLBACK_EVENT["data"]["reviews"][1]
+        for reviews in (None, "x", [{**deny, "vote": "veto"}], [{**deny, "reason": 3}], [{"by": "a", "vote": "deny", "at": "t"}]):
+            wrong = json.dumps({**CALLBACK_EVENT, "data": {**CALLBACK_EVENT["data"], "reviews": reviews}}).encode()
+            with self.assertRaises(cs.CountersignError) as ctx:
+                cs.verify_callback(secret, cs.sign_webhook_headers(secret, wrong), wrong)
+            self.assertEqual((ctx.exception.code, ctx.exception.reason), ("invalid-request", "data.reviews"), reviews)
 
 
 # A receipt signed by jose (Node) with a throwaway Ed25519 key, and its JWKS.
@@ -487,6 +506,7 @@ class ReceiptTests(unittest.TestCase):
 # --- HTTP plumbing against a local stub (the live-app tests come separately) ---
 
 API_TOKEN = "cs_py_token"
+DENY = {"by": "cy@example.com", "vote": "deny", "reason": "wrong account; ask finance", "at": "2026-11-29T18:00:00Z"}
 WEBHOOK_SECRET = cs.generate_webhook_secret()
 
 
@@ -527,6 +547,10 @@ class StubHandler(BaseHTTPRequestHandler):
             return self.reply(401, {"error": "unauthorized"})
         if self.path.endswith("/consume"):
             StubHandler.consumed.append(json.loads(raw))
+            if self.path.startswith("/api/v1/approvals/apr_denied/"):
+                return self.reply(200, {"approval_id": "apr_denied", "decision": "denied", "decided_by": [DENY["by"]],
+                                        "decided_at": DENY["at"], "consumed_at": DENY["at"], "reviews": [DENY],
+                                        "receipt": "h.p.s"})
             return self.reply(409, {"error": "already-consumed"})
         if self.path.endswith("/cancel"):
             return self.reply(409, {"error": "already-decided"})
@@ -546,7 +570,13 @@ class StubHandler(BaseHTTPRequestHandler):
         if self.path.startswith("/api/v1/approvals/apr_1"):
             return self.reply(200, {"approval_id": "apr_1", "status": "approved", "run_id": "r", "call_id": "c",
                                     "tool": "t", "args_digest": cs.args_digest({}), "expires_at": "x",
-                                    "decided_at": "y", "decided_by": ["a@example.com"], "consumed": False})
+                                    "decided_at": "y", "decided_by": ["a@example.com"],
+                                    "reviews": [{"by": "a@example.com", "vote": "approve", "reason": "ok", "at": "y"}],
+                                    "consumed": False})
+        if self.path.startswith("/api/v1/approvals/no_reviews"):
+            return self.reply(200, {"approval_id": "no_reviews", "status": "pending", "run_id": "r", "call_id": "c",
+                                    "tool": "t", "args_digest": cs.args_digest({}), "expires_at": "x",
+                                    "decided_at": None, "decided_by": [], "consumed": False})
         return self.reply(404, {"error": "not-found"})
 
 
@@ -581,7 +611,7 @@ class ClientPlumbingTests(unittest.TestCase):
         event = json.loads(raw)
         self.assertEqual(event["type"], "approval.requested")
         self.assertRegex(event["timestamp"], r"\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")
-        # A fresh salt (CONTRACT section 19), returned to the caller, and the digest salted with it.
+        # A fresh salt (docs/security.md), returned to the caller, and the digest salted with it.
         salt = event["data"]["args_salt"]
         self.assertTrue(cs.is_args_salt(salt))
         self.assertEqual(created["args_salt"], salt)
@@ -657,6 +687,18 @@ class ClientPlumbingTests(unittest.TestCase):
         with self.assertRaises(cs.CountersignError) as ctx:
             self.client(base_url=f"http://127.0.0.1:{port}").get_approval("apr_1")
         self.assertEqual((ctx.exception.code, ctx.exception.status), ("network-error", 0))
+
+    def test_answers_carry_reviews(self):
+        state = self.client().get_approval("apr_1")
+        self.assertEqual(state["reviews"], [{"by": "a@example.com", "vote": "approve", "reason": "ok", "at": "y"}])
+        self.assertIsNone(cs.denial_reason(state))
+        taken = self.client().consume("apr_denied", run_id="r", call_id="c", tool="t", args_digest=cs.args_digest({}))
+        self.assertEqual((taken["decision"], taken["reviews"]), ("denied", [DENY]))
+        self.assertEqual(cs.denial_reason(taken), "wrong account; ask finance")
+        with self.assertRaises(cs.CountersignError) as ctx:
+            self.client().get_approval("no_reviews")
+        self.assertEqual((ctx.exception.code, ctx.exception.status), ("unexpected-response", 200))
+        self.assertIn("reviews", str(ctx.exception))
 
     def test_too_large_is_refused_before_sending(self):
         before = len(StubHandler.received)

@@ -1,4 +1,4 @@
-// CONTRACT §19: `__proto__` is an ordinary key. Followed through every step
+// docs/security.md: `__proto__` is an ordinary key. Followed through every step
 // ingestion takes with the arguments: strict parse, the zod schema, the
 // digest, the redactor and the JSON stored as the redacted copy.
 import { createHash } from "node:crypto";

@@ -1,4 +1,4 @@
-// The service withdraws a pending request (its run was aborted): CONTRACT §4.
+// The service withdraws a pending request (its run was aborted): docs/api.md
 import "server-only";
 import { inTransaction } from "../db/transaction";
 import { AppError } from "../errors";

@@ -1,4 +1,4 @@
-// The executor takes a decision, exactly once (CONTRACT §4). The binding
+// The executor takes a decision, exactly once (docs/api.md). The binding
 // (run, call, tool, digest) must equal the request's; the consume itself is
 // one conditional update that only an unconsumed, decided row passes, so any
 // number of concurrent consumes, on any number of instances, yield one success.
@@ -14,6 +14,7 @@ import type { AuthenticatedService } from "../services/authenticate-service";
 import { emitLocalChange } from "./changes";
 import { expireIfDue } from "./expire-approval";
 import { parseDecidedBy } from "./present";
+import { reviewTrail } from "./review-trail";
 import type { consumeRequestSchema } from "./schemas";
 
 type Binding = z.infer<typeof consumeRequestSchema>;
@@ -110,11 +111,22 @@ async function consumed(tx: Tx, service: AuthenticatedService, row: ConsumedRow,
     consumed_at: now.toISOString(),
   };
   const receipt = await signReceipt(claims, signingKey);
+  // Why, for the agent: the votes and reasons. Not in the receipt, which is
+  // evidence of the binding and the decision, kept and passed around longer.
+  const reviews = await reviewTrail(tx, row.id);
   await appendAuditEvent(tx, {
     type: "approval.consumed",
     actor: `service:${service.slug}`,
     approvalId: row.id,
     data: { decision, args_digest: row.argsDigest, run_id: row.runId, call_id: row.callId },
   });
-  return { approval_id: row.id, decision, decided_by: decidedBy, decided_at: decidedAt, consumed_at: claims.consumed_at, receipt };
+  return {
+    approval_id: row.id,
+    decision,
+    decided_by: decidedBy,
+    decided_at: decidedAt,
+    consumed_at: claims.consumed_at,
+    reviews,
+    receipt,
+  };
 }

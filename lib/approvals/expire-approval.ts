@@ -1,4 +1,4 @@
-// Expiry (CONTRACT §6.6): a pending request past expires_at becomes expired,
+// Expiry (docs/architecture.md): a pending request past expires_at becomes expired,
 // with its audit event and callback, by the sweeper or by whoever touches it
 // first. decided_at is the moment it expired.
 import "server-only";

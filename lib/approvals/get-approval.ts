@@ -8,11 +8,12 @@ import { AppError } from "../errors";
 import type { AuthenticatedService } from "../services/authenticate-service";
 import { waitForChange } from "./changes";
 import { approvalStateBody } from "./present";
+import { REVIEW_TRAIL_QUERY } from "./review-trail";
 
 export async function getApprovalState(service: AuthenticatedService, approvalId: string, waitSeconds: number, signal?: AbortSignal) {
   const deadline = Date.now() + waitSeconds * 1000;
   for (;;) {
-    const a = await db().approval.findFirst({ where: { id: approvalId, serviceId: service.id } });
+    const a = await db().approval.findFirst({ where: { id: approvalId, serviceId: service.id }, include: { reviews: REVIEW_TRAIL_QUERY } });
     if (!a) throw new AppError("not-found");
     const body = approvalStateBody(a);
     const remaining = deadline - Date.now();

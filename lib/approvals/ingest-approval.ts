@@ -1,4 +1,4 @@
-// A verified webhook becomes a pending request (CONTRACT §2, §3): digest
+// A verified webhook becomes a pending request (docs/api.md): digest
 // recomputed, policy matched and snapshotted, arguments and summary redacted,
 // and the request, its webhook id and its audit event stored in one
 // transaction. Raw arguments never leave this function.
@@ -51,7 +51,7 @@ function isUniqueViolation(e: unknown): boolean {
 
 export async function ingestApproval(service: ServiceAuth, webhookId: string, event: ApprovalRequested): Promise<IngestResult> {
   const { data } = event;
-  // Salted when the sender salted (§19); the salt is kept for binding only and
+  // Salted when the sender salted (docs/security.md); the salt is kept for binding only and
   // goes into no answer, audit event, page or log.
   const digest = argsDigest(data.arguments, data.args_salt);
   if (data.args_digest !== undefined && data.args_digest !== digest) throw new AppError("digest-mismatch");
@@ -61,7 +61,7 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
   // constraints catch a repeat, which then answers like the first delivery.
   const policy = matchPolicy(await loadPolicies(db()), { service: service.slug, tool: data.tool, effects: data.effects });
   const redactor = await loadRedactor(db());
-  // §19: ids go into the audit chain as they are. The schema refused what the
+  // ids go into the audit chain as they are. The schema refused what the
   // built-in rules would hide; this refuses what the admin's rules would.
   for (const field of ["run_id", "call_id", "environment"] as const) {
     const rule = data[field] === undefined ? null : redactor.findSecret(data[field]);

@@ -1,7 +1,7 @@
-// How an approval looks on the wire (CONTRACT §3, §4). One place, so the
+// How an approval looks on the wire (docs/api.md). One place, so the
 // first answer and every idempotent repeat are byte-for-byte the same.
 import { env } from "../env";
-import { APPROVAL_STATUSES, type ApprovalCreated, type ApprovalStatus } from "./schemas";
+import { APPROVAL_STATUSES, type ApprovalCreated, type ApprovalStatus, type ReviewEntry } from "./schemas";
 import { parseStringList } from "../string-list";
 
 type Row = { id: string; argsDigest: string; expiresAt: Date };
@@ -22,6 +22,21 @@ export function approvalCreatedBody(a: Row): ApprovalCreated {
 
 export const parseDecidedBy = parseStringList;
 
+type ReviewRow = { reviewerEmail: string; decision: string; reason: string | null; createdAt: Date };
+
+/**
+ * Votes (rows already in vote order) as the owning service sees them. Only
+ * what reviewers wrote and when: nothing from the request's arguments.
+ */
+export function presentReviews(rows: readonly ReviewRow[]): ReviewEntry[] {
+  return rows.map((r) => ({
+    by: r.reviewerEmail,
+    vote: r.decision === "approve" ? "approve" : "deny",
+    reason: r.reason,
+    at: r.createdAt.toISOString(),
+  }));
+}
+
 type StateRow = Row & {
   status: string;
   runId: string;
@@ -30,6 +45,8 @@ type StateRow = Row & {
   decidedAt: Date | null;
   decidedBy: string;
   consumedAt: Date | null;
+  /** In vote order (`REVIEW_TRAIL_QUERY` in review-trail.ts). */
+  reviews: readonly ReviewRow[];
 };
 
 /** The status as of `now`: a pending request past its expiry reads as expired everywhere. */
@@ -51,6 +68,7 @@ export function approvalStateBody(a: StateRow, now = new Date()) {
     expires_at: a.expiresAt.toISOString(),
     decided_at: decidedAt ? decidedAt.toISOString() : null,
     decided_by: parseDecidedBy(a.decidedBy),
+    reviews: presentReviews(a.reviews),
     consumed: a.consumedAt !== null,
   };
 }

@@ -1,4 +1,4 @@
-// The whole of POST /api/v1/webhooks/{service_slug} (CONTRACT §3), from the
+// The whole of POST /api/v1/webhooks/{service_slug} (docs/api.md), from the
 // raw request parts to the answer. Order matters: the service, the size cap
 // while reading, then the signature (one uniform 401), then the service's rate
 // limit, then JSON and schema, then ingestion. Requests that fail the

@@ -1,4 +1,4 @@
-// The audit record of a refused webhook (CONTRACT §3, §7, §19): counted per
+// The audit record of a refused webhook (docs/api.md): counted per
 // minute, service and reason in refusal_tallies, and written to the audit
 // chain as one `webhook.rejected` event per row once the minute is over
 // (lib/audit/refusal-tallies.ts). Never the payload. Refusals can be driven

@@ -1,4 +1,4 @@
-// Wire schemas of CONTRACT §3 and §4. The routes validate with these, and the
+// Wire schemas of docs/api.md The routes validate with these, and the
 // OpenAPI description is generated from them, so the two cannot drift.
 // Messages name what is expected, never the submitted value.
 import { z } from "zod";
@@ -22,21 +22,21 @@ export const argsDigestSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, "must 
 
 /**
  * A JSON object, passed through as parsed. Not z.record: it rebuilds the
- * object and drops an own `__proto__` key, which §19 says is an ordinary key
+ * object and drops an own `__proto__` key, which docs/security.md says is an ordinary key
  * that is shown and digested like any other.
  */
 const argumentsSchema = z
   .custom<Record<string, unknown>>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "must be a JSON object")
   .meta({ type: "object", additionalProperties: {} });
 
-/** §19: 16–64 bytes as unpadded base64url (its canonical spelling). */
+/** 16–64 bytes as unpadded base64url (its canonical spelling). */
 export const argsSaltSchema = z
   .string()
   .regex(ARGS_SALT_PATTERN, { message: "must be 16-64 bytes as unpadded base64url", abort: true })
   .refine(isArgsSalt, "must be 16-64 bytes as unpadded base64url");
 
 /**
- * §19: ids and the environment go into the audit chain as they are, so a
+ * ids and the environment go into the audit chain as they are, so a
  * value that any built-in redaction rule would hide is refused (the message
  * names the rule, never the value).
  */
@@ -55,7 +55,7 @@ export const approvalRequestedSchema = z.object({
     arguments: argumentsSchema,
     args_digest: argsDigestSchema.optional(),
     args_salt: argsSaltSchema.optional(),
-    // An email address after §19's normalization (lib/identity), so self-review can be matched.
+    // An email address after the requester normalization of docs/security.md (lib/identity), so self-review can be matched.
     requested_by: z
       .string()
       .min(1)
@@ -95,6 +95,16 @@ export type ApprovalCreated = z.infer<typeof approvalCreatedSchema>;
 export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired", "cancelled"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
+/** One reviewer's vote as the owning service sees it; `reason` is the reviewer's own text. */
+export const reviewEntrySchema = z.object({
+  by: z.string().describe("the reviewer's email"),
+  vote: z.enum(["approve", "deny"]),
+  reason: z.string().nullable().describe("the reason the reviewer gave, or null"),
+  at: z.iso.datetime().describe("when the vote was cast"),
+});
+export type ReviewEntry = z.infer<typeof reviewEntrySchema>;
+export const reviewsSchema = z.array(reviewEntrySchema).describe("every vote on the request, in the order cast");
+
 export const approvalStateSchema = z.object({
   approval_id: z.string(),
   status: z.enum(APPROVAL_STATUSES),
@@ -105,6 +115,7 @@ export const approvalStateSchema = z.object({
   expires_at: z.iso.datetime(),
   decided_at: z.iso.datetime().nullable(),
   decided_by: z.array(z.string()),
+  reviews: reviewsSchema,
   consumed: z.boolean(),
 });
 
@@ -121,6 +132,7 @@ export const consumeResultSchema = z.object({
   decided_by: z.array(z.string()),
   decided_at: z.iso.datetime(),
   consumed_at: z.iso.datetime(),
+  reviews: reviewsSchema,
   receipt: z.string(),
 });
 

@@ -1,4 +1,4 @@
-// The audit event types of CONTRACT §7. An event's data holds ids, digests,
+// The audit event types of docs/architecture.md An event's data holds ids, digests,
 // actors and reason codes: never argument values, secrets or free text from
 // agents (a reviewer's reason is the one free text, and it is the reviewer's).
 import { z } from "zod";

@@ -1,6 +1,6 @@
 // Refusals anyone can provoke without credentials (webhooks to unknown slugs,
 // bad signatures, rate-limited sign-ins) are counted per minute, kind, subject
-// and reason instead of each writing an audit event (CONTRACT §19). Counting
+// and reason instead of each writing an audit event (docs/security.md). Counting
 // is one upsert, so every instance adds to the same row. Once a minute is
 // over, a background flush turns each row into ONE audit event carrying the
 // count, so a flood grows the chain by a handful of events a minute at most.

@@ -1,4 +1,4 @@
-// `audit verify` (CONTRACT §7, §8): walks the chain in sequence order, in
+// `audit verify` (docs/architecture.md): walks the chain in sequence order, in
 // batches (constant memory), and reports the first event that breaks it:
 // a gap or reordering in seq, a prevHash that is not its predecessor's hash,
 // or a hash that does not match the event's fields under AUDIT_KEY. A

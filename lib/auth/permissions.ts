@@ -4,7 +4,7 @@
 // which uses the two "requests:" rows below.
 import { ADMIN_ROLE } from "../users/schemas";
 
-/** Reads every request and its audit trail on the pages, decides nothing (CONTRACT §19). */
+/** Reads every request and its audit trail on the pages, decides nothing (docs/security.md). */
 export const AUDITOR_ROLE = "auditor";
 
 export const PERMISSIONS = {

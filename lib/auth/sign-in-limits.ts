@@ -1,4 +1,4 @@
-// Limits on the credentials sign-in (CONTRACT §19, abuse limits). Counted in
+// Limits on the credentials sign-in (docs/security.md, abuse limits). Counted in
 // the database, so they hold across instances.
 //
 // - Per client address (the address the server stamped: the socket, or what

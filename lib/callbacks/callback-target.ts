@@ -1,4 +1,4 @@
-// Where a callback may go (CONTRACT §19, "Callback targets"). The one rule,
+// Where a callback may go (docs/security.md, "Callback targets"). The one rule,
 // used when a callback URL is saved and again, on the addresses actually
 // connected to, when a callback is delivered: never link-local or a cloud
 // metadata service; loopback only when allowed (local mode or

@@ -1,4 +1,4 @@
-// The delivery half of CONTRACT §5. Each instance runs this worker; a
+// The delivery half of docs/api.md Each instance runs this worker; a
 // delivery is claimed with a lease by a conditional update (only one
 // instance's update passes), sent once per claim, and every attempt is
 // recorded. Failures back off exponentially with jitter for over 24 hours.

@@ -1,9 +1,12 @@
-// The outbox half of CONTRACT §5: a decided request whose service has a
+// The outbox half of docs/api.md: a decided request whose service has a
 // callback URL gets a delivery row in the same transaction as the decision,
-// so a crash right after the decision still delivers.
+// so a crash right after the decision still delivers. The payload carries the
+// votes and reasons as they stand at the decision (the same list consume
+// answers with); the vote that decided is already written in this transaction.
 import "server-only";
 import type { Tx } from "../db/client";
 import { newId } from "../ids";
+import { reviewTrail } from "../approvals/review-trail";
 
 export type DecisionNotice = {
   approvalId: string;
@@ -32,6 +35,7 @@ export async function enqueueCallback(tx: Tx, n: DecisionNotice): Promise<void> 
       decision: n.decision,
       decided_by: n.decidedBy,
       decided_at: n.decidedAt.toISOString(),
+      reviews: await reviewTrail(tx, n.approvalId),
     },
   };
   await tx.callbackDelivery.create({

@@ -16,6 +16,7 @@ describe("verifyCallback", () => {
       decision: "approved",
       decided_by: ["rev@example.com"],
       decided_at: "2026-11-29T18:00:00Z",
+      reviews: [{ by: "rev@example.com", vote: "approve", reason: null, at: "2026-11-29T17:59:00Z" }],
     },
   };
   const callbackSecret = generateWebhookSecret();

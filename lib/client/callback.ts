@@ -1,4 +1,4 @@
-/** Verification of Countersign's outbound `approval.decided` callbacks (CONTRACT §5). */
+/** Verification of Countersign's outbound `approval.decided` callbacks (docs/api.md). */
 import { verifyWebhook, webhookHeadersFrom, type WebhookHeaderValues } from "../webhooks/standard-webhooks";
 import { CountersignError } from "./errors";
 import { checkApprovalDecidedEvent } from "./shape";

@@ -1,5 +1,5 @@
 /**
- * The executor-side Countersign client (CONTRACT §3–§5): node built-ins, global
+ * The executor-side Countersign client (docs/api.md): node built-ins, global
  * fetch, jose, and the digest / webhook modules only — no server code.
  */
 import { argsDigest } from "../digest/args-digest";
@@ -51,8 +51,8 @@ export class CountersignClient {
   }
 
   /**
-   * Sends an `approval.requested` webhook (§3), signed with the webhook secret,
-   * with a salted args_digest (§19). Returns the 201 body of a new request, or
+   * Sends an `approval.requested` webhook (docs/api.md), signed with the webhook secret,
+   * with a salted args_digest (docs/security.md). Returns the 201 body of a new request, or
    * the 200 body of a replay, plus the `args_salt` that was sent.
    *
    * @throws CanonicalJsonError when the arguments have no RFC 8785 form.
@@ -68,7 +68,7 @@ export class CountersignClient {
     return { ...accept(answer, [200, 201], checkApprovalCreated), args_salt: salt };
   }
 
-  /** `GET /api/v1/approvals/{id}[?wait=N]` (§4). */
+  /** `GET /api/v1/approvals/{id}[?wait=N]` (docs/api.md). */
   async getApproval(approvalId: string, options: GetApprovalOptions = {}): Promise<ApprovalState> {
     const wait = options.wait ?? 0;
     if (!Number.isInteger(wait) || wait < 0 || wait > MAX_WAIT_SECONDS) {
@@ -93,8 +93,10 @@ export class CountersignClient {
   }
 
   /**
-   * `POST /api/v1/approvals/{id}/consume` (§4): takes the decision, once. Pass
+   * `POST /api/v1/approvals/{id}/consume` (docs/api.md): takes the decision, once. Pass
    * `arguments` instead of `args_digest` to bind to the arguments about to run.
+   * The answer's `reviews` are the votes in order; on a denial,
+   * `denialReason(answer)` is the reviewer's reason, to tell the user.
    */
   async consume(approvalId: string, binding: ConsumeBindingInput, options: CallOptions = {}): Promise<ConsumeResult> {
     const body: ConsumeBinding = {
@@ -114,7 +116,7 @@ export class CountersignClient {
     return accept(answer, [200], checkConsumeResult);
   }
 
-  /** `POST /api/v1/approvals/{id}/cancel` (§4): withdraws a pending request. */
+  /** `POST /api/v1/approvals/{id}/cancel` (docs/api.md): withdraws a pending request. */
   async cancel(approvalId: string, options: CallOptions = {}): Promise<CancelResult> {
     const answer = await send(
       this.http,

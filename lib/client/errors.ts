@@ -1,6 +1,6 @@
 import type { RequestIssue } from "./types";
 
-/** The error codes the contract's HTTP answers carry (§3, §4). */
+/** The error codes the contract's HTTP answers carry (docs/api.md). */
 export const CONTRACT_ERROR_CODES = [
   "invalid-signature",
   "digest-mismatch",

@@ -28,6 +28,7 @@ export {
 } from "./errors";
 export { decodeReceiptUnverified, verifyReceipt, type JwksSource, type ReceiptExpectation, type VerifyReceiptOptions } from "./receipt";
 export { verifyCallback, type CallbackHeaders, type VerifyCallbackInput } from "./callback";
+export { denialReason } from "./reviews";
 export type * from "./types";
 export { argsDigest, canonicalJson, CanonicalJsonError, isArgsSalt, newArgsSalt, type ArgsDigest } from "../digest/args-digest";
 export { generateWebhookSecret, signWebhook, verifyWebhook, type WebhookHeaderValues, type WebhookVerifyResult } from "../webhooks/standard-webhooks";

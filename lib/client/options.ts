@@ -1,14 +1,14 @@
-/** The options and inputs of the client's public calls (CONTRACT §3–§5). */
+/** The options and inputs of the client's public calls (docs/api.md). */
 import type { ApprovalCreated, ApprovalRequestData, ConsumeBinding } from "./types";
 
 export interface CountersignClientOptions {
   /** Countersign's base URL, e.g. "https://countersign.example.com" (a path prefix is kept). */
   baseUrl: string;
-  /** This service's slug (§3 path). */
+  /** This service's slug (docs/api.md path). */
   serviceSlug: string;
   /** The service's webhook secret, `whsec_…`; several sign with one entry each (rotation). */
   webhookSecret: string | readonly string[];
-  /** The service's API token for §4. */
+  /** The service's API token for docs/api.md */
   apiToken: string;
   /** Per-call timeout in ms (default 15 000); a long poll adds its `wait`. */
   timeoutMs?: number;
@@ -54,6 +54,6 @@ export interface WaitForDecisionOptions {
 /**
  * The consume binding, or the same with the arguments from which args_digest
  * is computed: salted with `args_salt` when given, else with the salt this
- * client sent for the same run and call, else unsalted (§2).
+ * client sent for the same run and call, else unsalted (docs/api.md).
  */
 export type ConsumeBindingInput = ConsumeBinding | (Omit<ConsumeBinding, "args_digest"> & { arguments: Record<string, unknown>; args_salt?: string });

@@ -1,5 +1,5 @@
 /**
- * Offline verification of consume receipts (CONTRACT §4): a compact JWS signed
+ * Offline verification of consume receipts (docs/api.md): a compact JWS signed
  * with EdDSA (Ed25519), whose public keys Countersign serves at
  * `/.well-known/jwks.json`.
  */

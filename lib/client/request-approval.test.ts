@@ -18,7 +18,7 @@ describe("requestApproval", () => {
     });
     expect(created.status).toBe("pending");
     expect(created.approval_id).toMatch(/^apr_/);
-    // A fresh salt (§19) was sent, and the digest is salted with it.
+    // A fresh salt (docs/security.md) was sent, and the digest is salted with it.
     expect(isArgsSalt(created.args_salt)).toBe(true);
     expect(created.args_digest).toBe(argsDigest(call.arguments, created.args_salt));
     expect(created.args_digest).not.toBe(argsDigest(call.arguments));

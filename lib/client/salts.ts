@@ -1,5 +1,5 @@
 /**
- * The args salt (§19) a client sent per (run_id, call_id): a retry must send
+ * The args salt (docs/security.md) a client sent per (run_id, call_id): a retry must send
  * the same salt to be a replay, and a consume binds to the digest made with it.
  */
 import { isArgsSalt, newArgsSalt } from "../digest/args-digest";

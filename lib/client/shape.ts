@@ -10,6 +10,7 @@ import type {
   FinalDecision,
   ReceiptPayload,
   RequestIssue,
+  Review,
 } from "./types";
 
 type Json = Record<string, unknown>;
@@ -24,6 +25,13 @@ export function isObject(value: unknown): value is Json {
 
 const isString = (value: unknown): value is string => typeof value === "string";
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
+const isReview = (value: unknown): value is Review =>
+  isObject(value) &&
+  isString(value.by) &&
+  (value.vote === "approve" || value.vote === "deny") &&
+  (value.reason === null || isString(value.reason)) &&
+  isString(value.at);
+const isReviewList = (value: unknown): value is Review[] => Array.isArray(value) && value.every(isReview);
 const oneOf =
   <T extends string>(values: readonly T[]) =>
   (value: unknown): value is T =>
@@ -65,6 +73,7 @@ export const checkApprovalState = (body: unknown) =>
     expires_at: isString,
     decided_at: (value) => value === null || isString(value),
     decided_by: isStringArray,
+    reviews: isReviewList,
     consumed: (value) => typeof value === "boolean",
   });
 
@@ -75,6 +84,7 @@ export const checkConsumeResult = (body: unknown) =>
     decided_by: isStringArray,
     decided_at: isString,
     consumed_at: isString,
+    reviews: isReviewList,
     receipt: isString,
   });
 
@@ -110,6 +120,7 @@ export function checkApprovalDecidedEvent(body: unknown): Checked<ApprovalDecide
     decision: oneOf(FINAL),
     decided_by: isStringArray,
     decided_at: isString,
+    reviews: isReviewList,
   });
   return inner.ok ? outer : { ok: false, field: `data.${inner.field}` };
 }

@@ -1,28 +1,28 @@
 /**
- * Wire types of the Countersign external contract (CONTRACT §3–§5).
+ * Wire types of the Countersign external contract (docs/api.md).
  * Field names are the contract's, snake_case included.
  */
 
-/** `effects` of a tool call (§3). */
+/** `effects` of a tool call (docs/api.md). */
 export type Effects = "read" | "write" | "destructive";
 
-/** A request's state (§4). */
+/** A request's state (docs/api.md). */
 export type ApprovalStatus = "pending" | "approved" | "denied" | "expired" | "cancelled";
 
-/** A final state (§1 "decision"), as a callback may report it (§5). */
+/** A final state (docs/api.md "decision"), as a callback may report it (docs/api.md). */
 export type FinalDecision = Exclude<ApprovalStatus, "pending">;
 
-/** The decisions a consume can return and a receipt can carry (§4). */
+/** The decisions a consume can return and a receipt can carry (docs/api.md). */
 export type ConsumedDecision = "approved" | "denied" | "expired";
 
-/** `data` of an `approval.requested` webhook (§3). */
+/** `data` of an `approval.requested` webhook (docs/api.md). */
 export interface ApprovalRequestData {
   run_id: string;
   call_id: string;
   tool: string;
   arguments: Record<string, unknown>;
   args_digest?: string;
-  /** 16–64 random bytes as unpadded base64url; salts args_digest (§19). */
+  /** 16–64 random bytes as unpadded base64url; salts args_digest (docs/security.md). */
   args_salt?: string;
   requested_by?: string;
   effects?: Effects;
@@ -31,7 +31,7 @@ export interface ApprovalRequestData {
   expires_in?: number;
 }
 
-/** Body of `POST /api/v1/webhooks/{service_slug}` (§3). */
+/** Body of `POST /api/v1/webhooks/{service_slug}` (docs/api.md). */
 export interface ApprovalRequestedEvent {
   type: "approval.requested";
   /** ISO 8601. */
@@ -39,7 +39,7 @@ export interface ApprovalRequestedEvent {
   data: ApprovalRequestData;
 }
 
-/** 201 (new) or 200 (replayed) answer to the inbound webhook (§3). */
+/** 201 (new) or 200 (replayed) answer to the inbound webhook (docs/api.md). */
 export interface ApprovalCreated {
   approval_id: string;
   status: "pending";
@@ -48,7 +48,22 @@ export interface ApprovalCreated {
   review_url: string;
 }
 
-/** `GET /api/v1/approvals/{approval_id}` (§4). */
+/** How a reviewer voted. */
+export type ReviewVote = "approve" | "deny";
+
+/**
+ * One reviewer's vote, as the consume answer, the state answer and the
+ * callback carry them (docs/api.md), in the order cast: the reviewer's email, the
+ * vote, the reason they wrote (null when they gave none) and when (ISO 8601).
+ */
+export interface Review {
+  by: string;
+  vote: ReviewVote;
+  reason: string | null;
+  at: string;
+}
+
+/** `GET /api/v1/approvals/{approval_id}` (docs/api.md). */
 export interface ApprovalState {
   approval_id: string;
   status: ApprovalStatus;
@@ -59,10 +74,12 @@ export interface ApprovalState {
   expires_at: string;
   decided_at: string | null;
   decided_by: string[];
+  /** Every vote so far, in order (also while pending). */
+  reviews: Review[];
   consumed: boolean;
 }
 
-/** Body of `POST /api/v1/approvals/{approval_id}/consume` (§4). */
+/** Body of `POST /api/v1/approvals/{approval_id}/consume` (docs/api.md). */
 export interface ConsumeBinding {
   run_id: string;
   call_id: string;
@@ -70,18 +87,20 @@ export interface ConsumeBinding {
   args_digest: string;
 }
 
-/** 200 answer to a first consume (§4). `receipt` is a compact JWS (EdDSA). */
+/** 200 answer to a first consume (docs/api.md). `receipt` is a compact JWS (EdDSA). */
 export interface ConsumeResult {
   approval_id: string;
   decision: ConsumedDecision;
   decided_by: string[];
   decided_at: string;
   consumed_at: string;
+  /** Every vote, in order: on a denial, the deny vote's `reason` says why (`denialReason`). */
+  reviews: Review[];
   receipt: string;
 }
 
 /**
- * 200 answer to `POST /api/v1/approvals/{approval_id}/cancel` (§4). The contract
+ * 200 answer to `POST /api/v1/approvals/{approval_id}/cancel` (docs/api.md). The contract
  * fixes only `status: "cancelled"`; the request's other fields may accompany it.
  */
 export interface CancelResult extends Partial<Omit<ApprovalState, "approval_id" | "status">> {
@@ -89,7 +108,7 @@ export interface CancelResult extends Partial<Omit<ApprovalState, "approval_id" 
   status: "cancelled";
 }
 
-/** Payload of a consume receipt (§4). */
+/** Payload of a consume receipt (docs/api.md). */
 export interface ReceiptPayload {
   approval_id: string;
   service: string;
@@ -103,7 +122,7 @@ export interface ReceiptPayload {
   consumed_at: string;
 }
 
-/** `data` of an `approval.decided` callback (§5). */
+/** `data` of an `approval.decided` callback (docs/api.md). */
 export interface ApprovalDecidedData {
   approval_id: string;
   run_id: string;
@@ -113,22 +132,24 @@ export interface ApprovalDecidedData {
   decision: FinalDecision;
   decided_by: string[];
   decided_at: string;
+  /** Every vote, in order (docs/api.md). */
+  reviews: Review[];
 }
 
-/** Body of the outbound callback (§5). */
+/** Body of the outbound callback (docs/api.md). */
 export interface ApprovalDecidedEvent {
   type: "approval.decided";
   timestamp: string;
   data: ApprovalDecidedData;
 }
 
-/** One entry of an `invalid-request` answer's `issues` (§3). */
+/** One entry of an `invalid-request` answer's `issues` (docs/api.md). */
 export interface RequestIssue {
   path: string;
   message: string;
 }
 
-/** Error bodies of §3–§4: `{"error": code, ...}`. */
+/** Error bodies (docs/api.md): `{"error": code, ...}`. */
 export interface ErrorBody {
   error: string;
   issues?: RequestIssue[];

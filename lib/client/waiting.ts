@@ -1,10 +1,10 @@
-/** Waiting for a decision: repeated long polls with back-off inside a time budget (§4). */
+/** Waiting for a decision: repeated long polls with back-off inside a time budget (docs/api.md). */
 import { CountersignError } from "./errors";
 import { abortedError } from "./http";
 import type { WaitForDecisionOptions } from "./options";
 import type { ApprovalState } from "./types";
 
-/** Longest long-poll the contract allows, in seconds (§4). */
+/** Longest long-poll the contract allows, in seconds (docs/api.md). */
 export const MAX_WAIT_SECONDS = 30;
 
 /** One long poll of the request's state for up to `wait` seconds. */

@@ -1,11 +1,11 @@
-/** The signed `approval.requested` webhook an executor sends (§3), with its salted digest (§19). */
+/** The signed `approval.requested` webhook an executor sends (docs/api.md), with its salted digest (docs/security.md). */
 import { argsDigest } from "../digest/args-digest";
 import { generateWebhookId, signWebhookHeaders } from "../webhooks/standard-webhooks";
 import { CountersignError } from "./errors";
 import type { ApprovalRequestInput } from "./options";
 import type { ApprovalRequestedEvent } from "./types";
 
-/** Largest inbound webhook body the contract accepts (§3). */
+/** Largest inbound webhook body the contract accepts (docs/api.md). */
 export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
 
 /** "2026-11-29T18:00:00Z": ISO 8601 to the second, as in the contract's example. */

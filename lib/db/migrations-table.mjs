@@ -1,6 +1,6 @@
 // Prisma Migrate's history table, `_prisma_migrations`, as Prisma's own schema
 // engine creates it. One definition for the start-up migrator (migrate.ts) and
-// the stand-in schema engine (scripts/prisma-engine/schema-engine.mjs), so
+// the stand-in schema engine (scripts/prisma-engine/sqlite.mjs), so
 // both keep the history where `prisma migrate status/deploy` looks for it.
 // Plain JavaScript without "server-only": the engine stand-in runs under plain
 // Node; this module holds SQL text only, no secret and no connection.

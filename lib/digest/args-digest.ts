@@ -1,5 +1,5 @@
 /**
- * Argument digest (CONTRACT §2, salted per §19).
+ * Argument digest (docs/api.md, salted per docs/security.md).
  *
  *   args_digest = "sha256:" + lowercase_hex(SHA-256(UTF-8(JCS(arguments))))
  *   salted:       "sha256:" + lowercase_hex(SHA-256(UTF-8(args_salt + "." + JCS(arguments))))
@@ -71,7 +71,7 @@ export function sha256Digest(text: string): ArgsDigest {
   return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
 }
 
-/** Bytes a salt may decode to (§19). */
+/** Bytes a salt may decode to (docs/security.md). */
 export const ARGS_SALT_MIN_BYTES = 16;
 export const ARGS_SALT_MAX_BYTES = 64;
 /** Bytes of the salts the clients make: 256 bits. */
@@ -97,7 +97,7 @@ export function newArgsSalt(): string {
 
 /**
  * The contract's `args_digest` of a tool call's arguments, salted when a salt
- * is given (CONTRACT §19) and plain (§2) when it is undefined.
+ * is given (docs/security.md) and plain (docs/api.md) when it is undefined.
  *
  * @throws CanonicalJsonError if `args` is not a plain JSON object (arrays and null
  *   are refused: the contract says `arguments` is a JSON object) or holds a value

@@ -1,4 +1,4 @@
-// CONTRACT §19 bounded rendering: the first render of any arguments holds at
+// docs/security.md bounded rendering: the first render of any arguments holds at
 // most a fixed number of nodes and characters, and paging on demand (children
 // and long strings, by path) gives back every key and value exactly. The
 // warning scan sees hidden characters however deep, and survives any depth.

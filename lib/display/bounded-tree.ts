@@ -1,4 +1,4 @@
-// Bounded rendering (CONTRACT §19): the arguments as a display tree of at most
+// Bounded rendering (docs/security.md): the arguments as a display tree of at most
 // a fixed number of nodes and characters, whatever their size. Containers show
 // their first children and how many more there are; long strings show their
 // start and how many characters are left; the rest is fetched on demand, a
@@ -14,8 +14,10 @@ export type Json = null | boolean | number | string | Json[] | { [k: string]: Js
 
 /** `rest`: code points not shown yet (0 when whole); `at`: where they start. */
 export type KeyView = { segments: Segment[]; flag: string | null; rest: number; at: number };
+/** `i`: the node's position in its container, set where a container shows only some children (search results). */
 export type LeafView = {
   k: "leaf";
+  i?: number;
   key: KeyView | number | null;
   type: "string" | "number" | "boolean" | "null";
   segments: Segment[];
@@ -27,6 +29,9 @@ export type LeafView = {
 };
 export type BranchView = {
   k: "branch";
+  i?: number;
+  /** Only some children, each with its `i` (search results); the others are not counted as "more". */
+  partial?: boolean;
   key: KeyView | number | null;
   type: "array" | "object";
   size: number;
@@ -43,7 +48,7 @@ export const LIMITS = {
   /** Children shown per container in one render. */
   children: 50,
   /** Code points of a string (and of a key) shown before "… N more characters". */
-  stringHead: 400,
+  stringHead: 200,
   keyHead: 200,
   /** Code points per page when the rest of a long string is fetched. */
   stringPage: 4_000,
@@ -55,7 +60,7 @@ export type Limits = typeof LIMITS;
 const codePoints = (s: string) => Array.from(s);
 const textLength = (segments: Segment[]) => segments.reduce((n, s) => n + segmentText(s).length, 0);
 
-function keyView(key: string, head: number): KeyView {
+export function keyView(key: string, head: number): KeyView {
   const cps = key.length > head ? codePoints(key) : null;
   const shown = cps && cps.length > head ? cps.slice(0, head).join("") : key;
   const plain = /^[\p{L}\p{N}_$.-]+$/u.test(key) && key === shown;
@@ -68,7 +73,7 @@ function keyView(key: string, head: number): KeyView {
   return { segments: r.segments, flag: flagReason(findingsOf(key, { json: true })), rest: cps!.length - head, at: head };
 }
 
-function leafView(key: KeyView | number | null, value: Exclude<Json, object> | null, head: number): LeafView {
+export function leafView(key: KeyView | number | null, value: Exclude<Json, object> | null, head: number): LeafView {
   if (typeof value !== "string") {
     const type = value === null ? "null" : (typeof value as "number" | "boolean");
     return { k: "leaf", key, type, segments: [{ t: String(value) }], flag: null, redacted: false, rest: 0, at: 0 };

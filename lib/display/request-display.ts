@@ -1,5 +1,5 @@
 // Everything a request's page shows that a service wrote, prepared for display
-// (CONTRACT §19): each text field revealed and flagged, the arguments as a
+// (docs/security.md): each text field revealed and flagged, the arguments as a
 // bounded tree, and the warning list covering all of it.
 import { firstRender, type BranchView, type Json } from "./bounded-tree";
 import { flagReason, reveal, type RevealMode, type Segment } from "./reveal";
@@ -51,16 +51,25 @@ export function requestDisplay(text: RequestText, args: unknown): RequestDisplay
   return { fields, args: firstRender(args as Json), warnings: warnings.result() };
 }
 
-/** For a queue row: the row's service-written fields, revealed, and whether any of them is flagged. */
-export function rowDisplay(row: Pick<RequestText, "tool" | "service" | "environment" | "requestedBy" | "summary">) {
+/**
+ * For a queue row: the row's service-written fields and its key argument
+ * values (redacted, lib/queue/key-args.ts), revealed, and whether any of them is flagged.
+ */
+export function rowDisplay(
+  row: Pick<RequestText, "tool" | "service" | "environment" | "runId" | "requestedBy" | "summary"> & {
+    keyArgs: ReadonlyArray<{ key: string; value: string }>;
+  },
+) {
   const view = (s: string | null, mode: RevealMode = {}) => (s === null ? null : textView(s, mode));
   const fields = {
     tool: textView(row.tool),
     service: textView(row.service),
     environment: view(row.environment),
+    runId: textView(row.runId),
     requestedBy: view(row.requestedBy),
     summary: view(row.summary, { multiline: true }),
   };
-  const flags = Object.values(fields).flatMap((f) => (f?.flag ? [f.flag] : []));
-  return { fields, flagged: flags.length > 0 };
+  const keyArgs = row.keyArgs.map((a) => ({ key: textView(a.key), value: textView(a.value) }));
+  const flags = [...Object.values(fields), ...keyArgs.flatMap((a) => [a.key, a.value])].flatMap((f) => (f?.flag ? [f.flag] : []));
+  return { fields, keyArgs, flagged: flags.length > 0 };
 }

@@ -1,4 +1,4 @@
-// CONTRACT §19 "what the reviewer sees is what runs": every invisible or
+// docs/security.md "what the reviewer sees is what runs": every invisible or
 // direction-changing character becomes a visible escape, nothing else changes
 // (the escaped text decodes back to the original), and words that mix scripts
 // or read as other text are flagged — generated, not one example each.

@@ -1,4 +1,4 @@
-// What the reviewer sees is what runs (CONTRACT §19): turns a string into
+// What the reviewer sees is what runs (docs/security.md): turns a string into
 // display segments in which every invisible or direction-changing character
 // is a visible escape such as ⟨U+202E⟩ and every look-alike letter (a
 // Cyrillic а in a Latin word; lib/display/scripts) is marked, and says what it

@@ -1,4 +1,4 @@
-// The warning at the top of a request's page (CONTRACT §19): every hidden,
+// The warning at the top of a request's page (docs/security.md): every hidden,
 // direction-changing or look-alike character anywhere in the arguments (keys
 // and values, however deep, shown or not yet) and in the request's text
 // fields. Iterative; hidden characters are found everywhere (one regex pass),

@@ -1,4 +1,4 @@
-// Look-alike detection for display (CONTRACT §19): a word that mixes scripts
+// Look-alike detection for display (docs/security.md): a word that mixes scripts
 // ("p\u0430ypal": Latin with a Cyrillic а), text made of characters confusable
 // with plain ASCII ("\u0430\u0440\u0440\u04cf\u0435", all Cyrillic, reads "apple"; the
 // TS #39 skeleton of lib/identity), letters in compatibility forms (full-width,
@@ -66,7 +66,7 @@ function scriptOf(ch: string): string | null {
   return node.sc.test(ch) ? node.name : null;
 }
 
-// Writing systems that legitimately combine scripts (UTS #39 §5.1): Han with
+// Writing systems that legitimately combine scripts (UTS #39 docs/api.md): Han with
 // kana (Japanese), with Hangul (Korean) or with Bopomofo (Chinese).
 const WRITING_SYSTEMS: Record<string, string[]> = {
   Han: ["Jpan", "Kore", "Hanb"],

@@ -1,4 +1,4 @@
-// RFC 7493 (I-JSON) checks that JSON.parse does not make (CONTRACT §19):
+// RFC 7493 (I-JSON) checks that JSON.parse does not make (docs/security.md):
 // JSON.parse keeps the last of duplicate keys, rounds 9007199254740993 to
 // …992, turns 1e400 into Infinity and lets lone surrogates through, so what a
 // reviewer sees and what is digested could differ from what was sent.
@@ -9,7 +9,7 @@
 // trees; secure-json-parse drops `__proto__`, which here is an ordinary key).
 import type { Issue } from "../errors";
 
-/** Digits of 2^53−1: up to it every integer is exact in a double (RFC 7493 §2.2). */
+/** Digits of 2^53−1: up to it every integer is exact in a double (RFC 7493 docs/api.md). */
 const MAX_SAFE_INTEGER_DIGITS = String(Number.MAX_SAFE_INTEGER).length;
 const MIN_NORMAL = 2.2250738585072014e-308;
 

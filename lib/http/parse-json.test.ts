@@ -1,4 +1,4 @@
-// Strict body parsing (CONTRACT §19, RFC 7493): valid I-JSON is accepted with
+// Strict body parsing (docs/security.md, RFC 7493): valid I-JSON is accepted with
 // exactly the value JSON.parse gives; duplicate keys, integers beyond
 // ±(2^53−1), numbers a double cannot hold and lone surrogates are refused with
 // 422 invalid-request, and the refusal never repeats the offending value.

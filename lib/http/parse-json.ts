@@ -1,6 +1,6 @@
 // Bytes → JSON value, strictly: the body must be valid UTF-8 (no silent
 // replacement characters), valid JSON with a bounded nesting depth, and
-// I-JSON (RFC 7493, CONTRACT §19): nothing parsing would change or drop.
+// I-JSON (RFC 7493, docs/security.md): nothing parsing would change or drop.
 import { AppError } from "../errors";
 import { findIJsonViolation } from "./i-json";
 

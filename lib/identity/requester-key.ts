@@ -1,4 +1,4 @@
-// Who is "the same person" for CONTRACT §6.3 as amended by §19: a requester
+// Who is "the same person" for docs/architecture.md as amended by docs/security.md: a requester
 // may not review their own request under any spelling of their email. Both
 // sides (the request's `requested_by` and a reviewer's emails) are reduced to
 // one key here, and only the keys are compared, in TS and in the queue's SQL.

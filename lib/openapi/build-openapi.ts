@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 description of CONTRACT §3–§5, generated from the same zod
+// The OpenAPI 3.1 description of docs/api.md, generated from the same zod
 // schemas the routes validate with, so the two cannot drift.
 import { z } from "zod";
 import {
@@ -8,6 +8,7 @@ import {
   consumeRequestSchema,
   consumeResultSchema,
   errorBodySchema,
+  reviewsSchema,
 } from "../approvals/schemas";
 import { ERROR_STATUS, type ErrorCode } from "../errors";
 
@@ -42,6 +43,7 @@ const callbackSchema = z.object({
     decision: z.enum(["approved", "denied", "expired", "cancelled"]),
     decided_by: z.array(z.string()),
     decided_at: z.iso.datetime(),
+    reviews: reviewsSchema,
   }),
 });
 

@@ -1,4 +1,4 @@
-// Which policy governs a request (CONTRACT §6): policies match on service,
+// Which policy governs a request (docs/architecture.md): policies match on service,
 // tool glob and effects; the most specific match wins, then the lowest
 // priority number, then the name. The default policy matches what nothing
 // else does. Pure: callers pass the policies in.

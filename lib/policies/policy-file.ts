@@ -1,4 +1,4 @@
-// POLICY_FILE (CONTRACT §6): policies as YAML or JSON, validated with the
+// POLICY_FILE (docs/architecture.md): policies as YAML or JSON, validated with the
 // same schema as the CLI and the admin page. A file that does not validate
 // is refused as a whole, with a message naming the bad entry, so the server
 // never starts on half a policy set (fail closed). Pure apart from reading

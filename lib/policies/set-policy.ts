@@ -1,5 +1,5 @@
 // `policy set` and the admin page's Save: create a policy, or replace the one
-// with that name (CONTRACT §8). New requests get the new rule; pending
+// with that name (docs/operations.md). New requests get the new rule; pending
 // requests keep the snapshot taken when they arrived.
 import "server-only";
 import { inTransaction } from "../db/transaction";

@@ -1,8 +1,10 @@
 // The review queue for one viewer (issue "Review"): first the pending
 // requests they can act on now, then those waiting on others, then recent
 // decisions. Each section is filtered, counted and paged by keyset on
-// (created_at, id) (section-sql.ts), and shows only the requests the viewer
-// may see (CONTRACT §19).
+// (time, id): creation or expiry time for pending requests, decision time
+// for recent ones (section-sql.ts), and shows only the requests the viewer
+// may see (docs/security.md). Views ("My requests", "Decided by me"), search and
+// the run filter narrow every section alike.
 //
 // Where each part lives: the URL in query-params.ts; the pending sections in
 // pending-sections.ts, with "can act on" and "may see" stated in SQL beside
@@ -13,10 +15,11 @@
 // also carries the verdict of eligibility() (queue-row.ts), which the page
 // shows next to waiting rows.
 import "server-only";
-import { db } from "../db/client";
+import { db, Prisma } from "../db/client";
 import { sqlViewer } from "../reviews/eligibility-sql";
 import { VIEWER_SELECT } from "../reviews/visibility";
 import { findDecidedSection } from "./decided-section";
+import { ARGS_HEAD_CHARS, keyArguments } from "./key-args";
 import { findPendingSections } from "./pending-sections";
 import type { QueueQuery } from "./query-params";
 import { toQueueRow, type QueueRow } from "./queue-row";
@@ -79,15 +82,22 @@ export async function findQueue(viewerId: string, query: QueueQuery = {}, option
   const [pending, decided] = await Promise.all([pendingShown ? findPendingSections(ctx) : null, decidedShown ? findDecidedSection(ctx) : null]);
   const sections = [pending?.canAct ?? null, pending?.waiting ?? null, decided] as const;
 
-  // The viewer's own votes on the rows shown (one query), for the labels.
+  // The viewer's own votes on the rows shown (one query), for the labels,
+  // and the start of each row's redacted arguments, for its key values.
   const ids = sections.flatMap((s) => s?.raw.map((r) => r.id) ?? []);
-  const mine = ids.length
-    ? await db().review.findMany({
-        where: { reviewerId: viewer.id, approvalId: { in: ids } },
-        select: { approvalId: true, reviewerId: true, decision: true },
-      })
-    : [];
+  const [mine, heads] = ids.length
+    ? await Promise.all([
+        db().review.findMany({
+          where: { reviewerId: viewer.id, approvalId: { in: ids } },
+          select: { approvalId: true, reviewerId: true, decision: true },
+        }),
+        db().$queryRaw<Array<{ id: string; head: string }>>`
+          SELECT a.id, SUBSTR(a.redacted_args, 1, ${Prisma.raw(String(ARGS_HEAD_CHARS))}) AS head
+          FROM approvals a WHERE a.id IN (${Prisma.join(ids)})`,
+      ])
+    : [[], []];
   const myVote = new Map(mine.map((r) => [r.approvalId, r]));
+  const keyArgsOf = new Map(heads.map((h) => [h.id, keyArguments(h.head)]));
   // Service slugs apart from the page query: a join there tempts PostgreSQL
   // into walking every service's rows and sorting them.
   const serviceIds = [...new Set(sections.flatMap((s) => s?.raw.map((r) => r.service_id) ?? []))];
@@ -97,7 +107,7 @@ export async function findQueue(viewerId: string, query: QueueQuery = {}, option
   const present = (s: SectionPage | null): QueueSection | null => {
     if (!s) return null;
     return {
-      rows: s.raw.map((r) => toQueueRow(r, slugOf.get(r.service_id) ?? "?", viewer, myVote.get(r.id), now)),
+      rows: s.raw.map((r) => toQueueRow(r, slugOf.get(r.service_id) ?? "?", viewer, myVote.get(r.id), now, keyArgsOf.get(r.id))),
       next: s.next,
       count: Math.min(s.count, countCap),
       countCapped: s.count > countCap,

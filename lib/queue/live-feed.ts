@@ -8,7 +8,7 @@
 // primary-key read) and fans real changes out to the subscribed streams. A
 // hundred open pages cost one small query per wake-up, plus one for the
 // changed requests' visibility facts, which each stream filters by with
-// visibleTo() (CONTRACT §19: no ids of requests one may not see).
+// visibleTo() (docs/security.md: no ids of requests one may not see).
 import "server-only";
 import { waitForChange } from "../approvals/changes";
 import { db } from "../db/client";

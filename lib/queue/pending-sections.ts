@@ -10,7 +10,6 @@ import { canActSql, heldRoles, requestedBySql } from "../reviews/eligibility-sql
 import { visibleSql } from "../reviews/visibility-sql";
 import { requiredRolesOf } from "../reviews/eligibility";
 import { seesEveryRequest, visibleTo } from "../reviews/visibility";
-import { dialect } from "./dialect";
 import type { Cursor } from "./query-params";
 import { rowFacts } from "./queue-row";
 import {
@@ -20,9 +19,11 @@ import {
   filtersSql,
   keysetSql,
   paged,
-  pendingDirection,
+  pendingOrder,
+  pendingSql,
   ROW_COLUMNS,
   selectRows,
+  type Order,
   type RawRow,
   type SectionContext,
   type SectionPage,
@@ -30,10 +31,15 @@ import {
 
 export type PendingPages = { canAct: SectionPage; waiting: SectionPage };
 
-/** Both pending sections: by required-role list when that applies, else in one query each. */
+/**
+ * Both pending sections: by required-role list when that applies, else in
+ * one query each. "Expiring soonest" always takes the one-query form: it
+ * walks the (status, expires_at) index in order.
+ */
 export async function findPendingSections(ctx: SectionContext): Promise<PendingPages> {
+  const partitioned = pendingOrder(ctx.query).key === "created" || ctx.query.view ? await pendingByRoleList(ctx) : null;
   return (
-    (await pendingByRoleList(ctx)) ?? {
+    partitioned ?? {
       canAct: await pendingSection(ctx, "canAct"),
       waiting: await pendingSection(ctx, "waiting"),
     }
@@ -44,20 +50,20 @@ export async function findPendingSections(ctx: SectionContext): Promise<PendingP
 
 function pendingWhere(ctx: SectionContext, section: keyof PendingPages): Prisma.Sql {
   const act = canActSql(ctx.viewer);
-  return Prisma.sql`${dialect().pendingAt(ctx.now)}${filtersSql(ctx.query, ctx.serviceId)} AND ${
+  return Prisma.sql`${pendingSql(ctx.now, pendingOrder(ctx.query))}${filtersSql(ctx.query, ctx.serviceId, ctx.viewer)} AND ${
     section === "canAct" ? act : Prisma.sql`NOT ${act} AND ${visibleSql(ctx.viewer)}`
   }`;
 }
 
 async function pendingSection(ctx: SectionContext, section: keyof PendingPages): Promise<SectionPage> {
   const where = pendingWhere(ctx, section);
-  const dir = pendingDirection(ctx.query);
+  const order = pendingOrder(ctx.query);
   const cursor = section === "canAct" ? ctx.query.act : ctx.query.wait;
   const [page, count] = await Promise.all([
-    selectRows(Prisma.sql`${where}${keysetSql(cursor, dir)}`, dir, ctx.pageSize + 1),
+    selectRows(Prisma.sql`${where}${keysetSql(cursor, order)}`, order, ctx.pageSize + 1),
     countRows(where, ctx.countCap),
   ]);
-  return paged(page, ctx.pageSize, count);
+  return paged(page, ctx.pageSize, count, order.key);
 }
 
 // ------------------------------------------------- by required-role list
@@ -107,7 +113,7 @@ async function pendingRoleLists(): Promise<string[]> {
  * pending request.
  */
 async function findMine(ctx: SectionContext): Promise<RawRow[]> {
-  const where = Prisma.sql`${dialect().pendingAt(ctx.now)}${filtersSql(ctx.query, ctx.serviceId)}`;
+  const where = Prisma.sql`${pendingSql(ctx.now, pendingOrder(ctx.query))}${filtersSql(ctx.query, ctx.serviceId, ctx.viewer)}`;
   const votedSince = new Date(ctx.now.getTime() - VOTE_WINDOW_MS);
   return db().$queryRaw<RawRow[]>`
     SELECT ${ROW_COLUMNS} FROM approvals a
@@ -122,6 +128,8 @@ async function findMine(ctx: SectionContext): Promise<RawRow[]> {
 async function pendingByRoleList(ctx: SectionContext): Promise<PendingPages | null> {
   const [lists, mine] = await Promise.all([pendingRoleLists(), findMine(ctx)]);
   if (lists.length > MAX_ROLE_LISTS || mine.length > MAX_MINE) return null;
+  const order = pendingOrder(ctx.query);
+  if (ctx.query.view) return viewSections(ctx, mine, order);
 
   const roles = new Set(heldRoles(ctx.viewer));
   const held = lists.filter((l) => requiredRolesOf(l).some((r) => roles.has(r)));
@@ -129,12 +137,11 @@ async function pendingByRoleList(ctx: SectionContext): Promise<PendingPages | nu
   // to anyone else only their own requests in them are (and those are "mine").
   const other = new Set(lists.filter((l) => !held.includes(l)));
   const walked = seesEveryRequest(ctx.viewer) ? [...other] : [];
-  const dir = pendingDirection(ctx.query);
-  const base = Prisma.sql`${dialect().pendingAt(ctx.now)}${filtersSql(ctx.query, ctx.serviceId)}`;
+  const base = Prisma.sql`${pendingSql(ctx.now, order)}${filtersSql(ctx.query, ctx.serviceId, ctx.viewer)}`;
   const notMine = mine.length ? Prisma.sql` AND a.id NOT IN (${Prisma.join(mine.map((m) => m.id))})` : Prisma.empty;
   const inLists = (ls: readonly string[]) => Prisma.sql` AND a.required_roles IN (${Prisma.join(ls)})`;
   const walk = (list: string, cursor: Cursor | undefined, extra: Prisma.Sql) =>
-    selectRows(Prisma.sql`${base} AND a.required_roles = ${list}${extra}${keysetSql(cursor, dir)}`, dir, ctx.pageSize + 1);
+    selectRows(Prisma.sql`${base} AND a.required_roles = ${list}${extra}${keysetSql(cursor, order)}`, order, ctx.pageSize + 1);
 
   // "Mine" rows of walked lists are walked with them; the rest, if visible, join the waiting section here.
   const mineExtra = mine.filter((m) => !walked.includes(m.required_roles) && visibleTo(ctx.viewer, rowFacts(m)));
@@ -147,11 +154,22 @@ async function pendingByRoleList(ctx: SectionContext): Promise<PendingPages | nu
   const merge = (pages: RawRow[][]) =>
     pages
       .flat()
-      .sort(byKey(dir))
+      .sort(byKey(order))
       .slice(0, ctx.pageSize + 1);
-  const waitingExtra = mineExtra.filter((m) => afterCursor(m, ctx.query.wait, dir));
+  const waitingExtra = mineExtra.filter((m) => afterCursor(m, ctx.query.wait, order));
   return {
-    canAct: paged(merge(actPages), ctx.pageSize, actCount),
-    waiting: paged(merge([...waitPages, waitingExtra]), ctx.pageSize, waitCount + mineExtra.length),
+    canAct: paged(merge(actPages), ctx.pageSize, actCount, order.key),
+    waiting: paged(merge([...waitPages, waitingExtra]), ctx.pageSize, waitCount + mineExtra.length, order.key),
   };
+}
+
+/**
+ * "My requests" and "Decided by me": every pending row of either is "mine"
+ * (the viewer's own, or voted on), so none can be acted on, and the visible
+ * ones are the whole waiting section.
+ */
+function viewSections(ctx: SectionContext, mine: RawRow[], order: Order): PendingPages {
+  const shown = mine.filter((m) => visibleTo(ctx.viewer, rowFacts(m))).sort(byKey(order));
+  const page = shown.filter((m) => afterCursor(m, ctx.query.wait, order)).slice(0, ctx.pageSize + 1);
+  return { canAct: paged([], ctx.pageSize, 0, order.key), waiting: paged(page, ctx.pageSize, shown.length, order.key) };
 }

@@ -1,11 +1,14 @@
-// The queue page's URL: its search parameters (filters, order, one cursor
-// per section) parsed with zod, and the keyset cursor's text form.
+// The queue page's URL: its search parameters (view, search, filters, order,
+// one cursor per section) parsed with zod, and the keyset cursor's text form.
 import { z } from "zod";
 import { EFFECTS } from "../policies/match-policy";
 import { slugSchema } from "../services/schemas";
-import { APPROVAL_STATUSES, toolSchema } from "../approvals/schemas";
+import { APPROVAL_STATUSES, idSchema, toolSchema } from "../approvals/schemas";
 
-/** A position in a section: the (created_at, id) of the last row shown, as "<epoch ms>.<id>". */
+/**
+ * A position in a section: the sort key (created, expiry or decision time,
+ * per the section's order) and id of the last row shown, as "<epoch ms>.<id>".
+ */
 export const cursorSchema = z
   .string()
   .regex(/^\d{1,15}\.[A-Za-z0-9_-]{1,100}$/, "must be a cursor from a previous page")
@@ -20,11 +23,27 @@ export function encodeCursor(row: { createdAt: Date; id: string }): string {
   return `${row.createdAt.getTime()}.${row.id}`;
 }
 
-export const QUEUE_ORDERS = ["oldest", "newest"] as const;
+/** Orders of the pending sections; recent decisions are always newest decision first. */
+export const QUEUE_ORDERS = ["oldest", "newest", "expiring"] as const;
+/** Whose requests: the viewer's own ("My requests") or those they voted on ("Decided by me"). */
+export const QUEUE_VIEWS = ["mine", "voted"] as const;
+export type QueueView = (typeof QUEUE_VIEWS)[number];
+export const SEARCH_MAX_LENGTH = 100;
+
+/** Search text: trimmed, printable, bounded. Matched as a literal substring. */
+export const searchSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(SEARCH_MAX_LENGTH)
+  .regex(/^[^\p{C}]+$/u, "must contain only printable characters");
 
 /** The queue's GET parameters, one schema per field so one bad value does not drop the others. */
 export const queueQueryFields = {
+  view: z.enum(QUEUE_VIEWS),
+  q: searchSchema,
   service: slugSchema,
+  run: idSchema,
   tool: toolSchema,
   effects: z.enum(EFFECTS),
   status: z.enum(APPROVAL_STATUSES),

@@ -3,16 +3,20 @@ import type { ApprovalStatus } from "../approvals/schemas";
 import { effectiveStatus, parseDecidedBy } from "../approvals/present";
 import { eligibility, requiredRolesOf } from "../reviews/eligibility";
 import type { Viewer, VisibilityFacts } from "../reviews/visibility";
+import type { KeyArg } from "./key-args";
 import { toDate, type RawRow } from "./section-sql";
 
 export type QueueRow = {
   id: string;
   tool: string;
   service: string;
+  runId: string;
   effects: string;
   environment: string | null;
   requestedBy: string | null;
   summary: string | null;
+  /** One or two values from the redacted arguments (key-args.ts). */
+  keyArgs: KeyArg[];
   /** As of the query: a pending request past its expiry reads "expired". */
   status: ApprovalStatus;
   requiredRoles: string[];
@@ -41,6 +45,7 @@ export function toQueueRow(
   viewer: Viewer,
   vote: { reviewerId: string; decision: string } | undefined,
   now: Date,
+  keyArgs: KeyArg[] = [],
 ): QueueRow {
   const createdAt = toDate(r.created_at);
   const expiresAt = toDate(r.expires_at);
@@ -54,10 +59,12 @@ export function toQueueRow(
     id: r.id,
     tool: r.tool,
     service,
+    runId: r.run_id,
     effects: r.effects,
     environment: r.environment,
     requestedBy: r.requested_by,
     summary: r.summary,
+    keyArgs,
     status,
     requiredRoles: requiredRolesOf(r.required_roles),
     quorum: Number(r.quorum),

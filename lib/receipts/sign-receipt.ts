@@ -1,12 +1,12 @@
 // A consume receipt: compact JWS (EdDSA / Ed25519) over exactly the fields of
-// CONTRACT §4, offline-verifiable with the published JWKS.
+// docs/api.md, offline-verifiable with the published JWKS.
 import "server-only";
 import { CompactSign } from "jose";
 import { canonicalJson } from "../digest/args-digest";
 import type { ActiveKey } from "./signing-keys";
 import type { ReceiptPayload } from "../client/types";
 
-/** The signed fields: the client's wire type of CONTRACT §4, so signer and verifier share one definition. */
+/** The signed fields: the client's wire type of docs/api.md, so signer and verifier share one definition. */
 export type ReceiptClaims = ReceiptPayload;
 
 /** Pure signing with a key loaded beforehand (currentSigningKey), so it can run inside a transaction. */

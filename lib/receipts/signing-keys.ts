@@ -1,4 +1,4 @@
-// Ed25519 keys that sign consume receipts (CONTRACT §4). Private halves live
+// Ed25519 keys that sign consume receipts (docs/api.md). Private halves live
 // in the database encrypted at rest, so every instance signs with the same
 // current key and a rotation reaches all of them; public halves are
 // published at /.well-known/jwks.json, the previous ones included, so old

@@ -1,4 +1,4 @@
-// Admin-defined redaction patterns (CONTRACT §8, §10): validated when added,
+// Admin-defined redaction patterns (docs/operations.md): validated when added,
 // applied to every request that arrives afterwards.
 import "server-only";
 import type { Tx } from "../db/client";

@@ -1,7 +1,7 @@
 // Folds a key name to the letters a reader sees, before it is matched
-// against secret names (CONTRACT §19): compatibility forms (full-width
-// "ｐａｓｓｗｏｒｄ", ligatures) are decomposed (NFKD), accents, invisible
-// format characters and variation selectors are dropped
+// against secret names (docs/security.md, "Redaction gaps"): compatibility
+// forms (full-width "ｐａｓｓｗｏｒｄ", ligatures) are decomposed (NFKD),
+// accents, invisible format characters and variation selectors are dropped
 // ("pass\u200Bword", "pässword"), and Cyrillic and Greek letters that look
 // like Latin ones are replaced by them ("pаssword" with a Cyrillic а).
 //

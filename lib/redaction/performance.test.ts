@@ -46,7 +46,7 @@ const ADVERSARIAL: Record<string, string> = {
   tags: fill("[redacted:email]"),
   "tag prefixes": fill("[redacted:"),
   "many real secrets": fill("ana@example.com 4111 1111 1111 1111 sk-abcdefghijklmnopqrstu DE89 3704 0044 0532 0130 00 "),
-  // §19 rules, encodings and name folding.
+  // docs/security.md rules, encodings and name folding.
   "eyJ fragments": fill("eyJa.eyJb."),
   "JWT-like run": `eyJ${fill("a")}.`,
   "AIza repeated": fill("AIza"),

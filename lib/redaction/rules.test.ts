@@ -93,13 +93,13 @@ describe("built-in rules: true positives and near misses", () => {
     expect(redact("NO9386011117947,")).toBe("[redacted:iban],");
     // A following upper-case word is not swallowed into the candidate.
     expect(redact("DE89 3704 0044 0532 0130 00 EUR")).toBe("[redacted:iban] EUR");
-    // §19: any case.
+    // any case.
     expect(redact("gb82west12345698765432")).toBe("[redacted:iban]");
     expect(redact("iban de89 3704 0044 0532 0130 00.")).toBe("iban [redacted:iban].");
   });
 
   it("iban: invalid checksum or shape stays", () => {
-    // §19: IBANs count in any case, so the lower-case valid "gb82west…" is now hidden (see
+    // IBANs count in any case, so the lower-case valid "gb82west…" is now hidden (see
     // the iban test above); a lower-case one with a bad checksum or wrong length still stays.
     for (const text of [
       "GB82WEST12345698765433",
@@ -120,7 +120,7 @@ describe("built-in rules: true positives and near misses", () => {
     expect(redact("6011111111111117,4012888888881881")).toBe("[redacted:card_number],[redacted:card_number]");
     // A number in front does not hide the card behind it.
     expect(redact("1234 4111 1111 1111 1111")).toBe("1234 [redacted:card_number]");
-    // §19: any separators (this double-spaced one was a near miss before).
+    // any separators (this double-spaced one was a near miss before).
     expect(redact("4111  1111  1111  1111")).toBe("[redacted:card_number]");
     expect(redact("4111.1111.1111.1111 / 4111 - 1111 - 1111 - 1111")).toBe("[redacted:card_number] / [redacted:card_number]");
   });

@@ -1,12 +1,14 @@
-// CONTRACT §19 redaction classes, each with generated variants: random key
-// material of the right shape, separators, case, encodings, split points and
-// nesting. Most of these fail on the redactor before §19 (JWTs, AWS secret
-// keys, Google keys, rk_ keys, Slack webhooks, URL passwords, connection
-// strings, npm/SendGrid/Twilio, dotted cards, lower-case IBANs, IDN emails,
-// every encoding and split).
+// The redaction classes of docs/security.md, each with generated variants:
+// random key material of the right shape, separators, case, encodings, split
+// points and nesting. Most of these slipped past the redactor before these
+// classes were added (JWTs, AWS secret keys, Google keys, rk_ keys, Slack
+// webhooks, URL passwords, connection strings, npm/SendGrid/Twilio, dotted
+// cards, lower-case IBANs, IDN emails, every encoding and split).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { encode, encoding, nest, SELF_EVIDENT, secretKeyName, secretSample, showsPartOf, splitAt, visible } from "../../test/helpers/secret-samples";
+import { SELF_EVIDENT, showsPartOf, visible } from "../../test/helpers/secret-checks";
+import { encode, encoding, nest, splitAt } from "../../test/helpers/secret-hiding";
+import { secretKeyName, secretSample } from "../../test/helpers/secret-samples";
 import { compileRedactor, findSecret } from "./index";
 
 const redactor = compileRedactor([{ name: "employee_id", pattern: "\\bEMP-\\d{5}\\b" }]);
@@ -21,7 +23,7 @@ const unescapeAll = (s: string) =>
 
 const nesting = fc.array(fc.constantFrom<"array" | "object">("array", "object"), { maxLength: 6 });
 
-describe("§19 redaction classes (generated)", () => {
+describe("redaction classes (generated)", () => {
   it("every class is hidden in free text, and findSecret names it", () => {
     fc.assert(
       fc.property(secretSample, (sample) => {
@@ -94,7 +96,7 @@ describe("§19 redaction classes (generated)", () => {
   });
 });
 
-describe("§19 examples and near misses", () => {
+describe("redaction class examples and near misses", () => {
   const redact = (s: string) => redactor.redactText(s);
 
   it("names the rule in the tag", () => {

@@ -57,8 +57,8 @@ describe("secret-named keys", () => {
     "passphrase",
     "tokens",
     "password_hint",
-    // §19: more names, spelled with separators, folded forms and lookalikes.
-    "key", // was a non-secret before §19
+    // more names, spelled with separators, folded forms and lookalikes.
+    "key", // was a non-secret before the hardening round
     "private",
     "pass_word",
     "passcode",

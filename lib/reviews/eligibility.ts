@@ -1,4 +1,4 @@
-// May this person decide this request, now? The rules of CONTRACT §6 as one
+// May this person decide this request, now? The rules of docs/architecture.md as one
 // pure function: used by recordReview (inside its transaction, on locked,
 // current rows) and by the pages, to explain why there are no buttons. The
 // queue states the same rule in SQL beside it (eligibility-sql.ts).
@@ -37,7 +37,7 @@ export type Eligibility =
 export const requiredRolesOf = parseStringList;
 
 /**
- * The requester (CONTRACT §6.3, §19): the request's requester key equals the
+ * The requester (docs/architecture.md): the request's requester key equals the
  * key of the reviewer's email, or of a linked identity's email or subject.
  * The key is also recomputed from `requested_by`, so a key stored by an older
  * version (or not yet backfilled) cannot let a requester through.

@@ -1,11 +1,12 @@
 // Everything the decision page shows about one request, for one viewer, with
 // the viewer's eligibility computed by the same rules recordReview enforces.
-// null when there is no such request or the viewer may not see it (§19): the
+// null when there is no such request or the viewer may not see it (docs/security.md): the
 // page answers both with the same 404.
 import "server-only";
 import { db } from "../db/client";
 import { effectiveStatus, parseDecidedBy } from "../approvals/present";
 import { eligibility, requiredRolesOf } from "./eligibility";
+import { describeOutcome } from "./outcome";
 import { digestVisibleTo, VIEWER_SELECT, visibleTo } from "./visibility";
 
 export async function getReviewView(approvalId: string, viewerId: string) {
@@ -25,6 +26,16 @@ export async function getReviewView(approvalId: string, viewerId: string) {
   const showDigest = digestVisibleTo(viewer, a);
   const now = new Date();
   const verdict = eligibility(a, viewer, a.reviews, now);
+  const status = effectiveStatus(a, now);
+  const roles = requiredRolesOf(a.requiredRoles);
+  const decidedBy = parseDecidedBy(a.decidedBy);
+  const reviews = a.reviews.map((r) => ({
+    email: r.reviewerEmail,
+    decision: r.decision,
+    reason: r.reason,
+    at: r.createdAt,
+    mine: r.reviewerId === viewerId,
+  }));
   return {
     id: a.id,
     tool: a.tool,
@@ -39,14 +50,16 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     argsDigest: showDigest ? a.argsDigest : null,
     digestHidden: !showDigest,
     redactedArgs: JSON.parse(a.redactedArgs) as unknown,
-    policy: { name: a.policyName, roles: requiredRolesOf(a.requiredRoles), quorum: a.quorum, ttlSeconds: a.ttlSeconds },
-    status: effectiveStatus(a, now),
+    policy: { name: a.policyName, roles, quorum: a.quorum, ttlSeconds: a.ttlSeconds },
+    status,
     createdAt: a.createdAt,
     expiresAt: a.expiresAt,
     decidedAt: a.decidedAt,
-    decidedBy: parseDecidedBy(a.decidedBy),
+    decidedBy,
     approvals: a.approveCount,
-    reviews: a.reviews.map((r) => ({ email: r.reviewerEmail, decision: r.decision, reason: r.reason, at: r.createdAt })),
+    reviews,
+    /** The result panel's words: what the viewer did and what became of the request. */
+    outcome: describeOutcome({ status, approvals: a.approveCount, quorum: a.quorum, roles, decidedBy, reviews }),
     canReview: verdict.ok,
     whyNot: verdict.ok ? null : verdict.message,
   };

@@ -1,4 +1,4 @@
-// Where four-eyes is decided (CONTRACT §6). One function records a reviewer's
+// Where four-eyes is decided (docs/architecture.md). One function records a reviewer's
 // vote and, when the vote completes a decision, the decision, its audit
 // events and its callback, in one transaction.
 //
@@ -74,7 +74,7 @@ export async function recordReview(reviewerId: string, input: ReviewInput): Prom
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
       select: { reviewerId: true, reviewerEmail: true, decision: true },
     });
-    // Someone who may not see the request learns nothing about it, not even its roles (§19).
+    // Someone who may not see the request learns nothing about it, not even its roles (docs/security.md).
     if (reviewer && !reviewer.disabledAt && !visibleTo(reviewer, approval)) throw new AppError("not-found");
     const verdict = eligibility(approval, reviewer, previous, now);
     if (!verdict.ok) throw new AppError(verdict.code, verdict.message);

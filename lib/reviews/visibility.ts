@@ -1,4 +1,4 @@
-// Who sees a request, and who sees its digest (CONTRACT §19). The one place
+// Who sees a request, and who sees its digest (docs/security.md). The one place
 // for both rules: the decision page (get-review-view.ts), the queue (whose
 // SQL states the first rule again in visibility-sql.ts, checked against this
 // by test/reviews/rules-in-sql.suite.ts), the live queue stream and any route

@@ -1,4 +1,4 @@
-// Registering agent services and managing their credentials (CONTRACT §8).
+// Registering agent services and managing their credentials (docs/operations.md).
 // Secrets are generated here from a CSPRNG, returned once, and stored
 // encrypted (webhook and callback secrets) or hashed (the API token).
 import "server-only";
@@ -92,7 +92,7 @@ async function allowedCallbackUrl(url: string): Promise<string> {
   return url;
 }
 
-/** Sets or clears the callback URL (CONTRACT §5). Deliveries not yet made go to the new URL. */
+/** Sets or clears the callback URL (docs/api.md). Deliveries not yet made go to the new URL. */
 export async function updateCallbackUrl(
   input: { slug: string; callbackUrl: string | null },
   actor: Actor,

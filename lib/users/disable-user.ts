@@ -1,4 +1,4 @@
-// Disabling and enabling accounts (CONTRACT §8). A disabled user's sessions
+// Disabling and enabling accounts (docs/operations.md). A disabled user's sessions
 // stop working at once: every request re-reads the user (lib/auth/sessions),
 // and their session rows are revoked too, so enabling the account again does
 // not revive an old cookie. Like role changes, each appends to the audit chain

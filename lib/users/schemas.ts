@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Emails are compared and stored lower-cased (CONTRACT §6.3 matches case-insensitively). */
+/** Emails are compared and stored lower-cased (docs/architecture.md matches case-insensitively). */
 export const emailSchema = z
   .string()
   .trim()

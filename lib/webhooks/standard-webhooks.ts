@@ -1,6 +1,6 @@
 /**
  * Standard Webhooks (https://www.standardwebhooks.com/) signing and strict
- * verification, as CONTRACT §3 and §5 use them.
+ * verification, as docs/api.md use them.
  *
  *   webhook-signature: v1,<base64 HMAC-SHA256(key, "{id}.{timestamp}." + raw body bytes)>
  *   key = base64-decode(secret without its "whsec_" prefix)
@@ -13,7 +13,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
-/** Accepted clock skew, either way, in seconds (CONTRACT §3: 5 minutes). */
+/** Accepted clock skew, either way, in seconds (docs/api.md: 5 minutes). */
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 const TIMESTAMP_PATTERN = /^[0-9]{1,15}$/;

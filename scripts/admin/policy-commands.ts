@@ -1,4 +1,4 @@
-// Policies (CONTRACT §6, §8): set, list, delete, which one matches, and the
+// Policies (docs/architecture.md): set, list, delete, which one matches, and the
 // offline check of a policy file.
 import { AppError } from "@/lib/errors";
 import { setPolicy } from "@/lib/policies/set-policy";

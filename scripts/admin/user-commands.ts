@@ -1,4 +1,4 @@
-// Disabling and enabling accounts (CONTRACT §8), and listing users.
+// Disabling and enabling accounts (docs/operations.md), and listing users.
 import { disableUser, enableUser } from "@/lib/users/disable-user";
 import { listUsers } from "@/lib/users/list-users";
 import { one, type Command } from "./flags";

@@ -1,6 +1,6 @@
 // Bench scenario (scripts/bench.mjs, `npm run bench -- --render` alone or as
 // part of a full run): the decision page of a 256 KiB request, a
-// 128,000-element array, against a small request's page (CONTRACT §19,
+// 128,000-element array, against a small request's page (docs/security.md,
 // bounded rendering). Measures the page's server time (sequential GETs, body
 // read) and size, and the health check's latency while three such pages
 // render at once. Figures, not test assertions: wall-clock time on a shared

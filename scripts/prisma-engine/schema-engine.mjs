@@ -7,19 +7,18 @@
 // database checks. The requests are served by the same engine compiled to
 // WebAssembly (@prisma/schema-engine-wasm, which must match prisma's engine
 // hash), reaching the database through Prisma's driver adapters.
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+//
+// This file reads the arguments, loads the WASM engine and speaks JSON-RPC;
+// sqlite.mjs and postgresql.mjs hold the driver adapters, cli-commands.mjs
+// the one-shot database checks.
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import Database from "better-sqlite3";
-import pg from "pg";
-import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
 import * as wasmGlue from "@prisma/schema-engine-wasm/schema_engine_bg";
-// The engine's own DDL for its history table (as found in the WASM binary).
-import { createMigrationsTableSql } from "../../lib/db/migrations-table.mjs";
-import { createTemporaryDatabase, pgQuery, pgUrlForDatabase, quoteIdent } from "../db/temporary-database.mjs";
+import { runCliCommand } from "./cli-commands.mjs";
+import { pgFactory } from "./postgresql.mjs";
+import { SQLITE_HISTORY_USERS, closeSqlite, resetSqlite, sqliteFactory, withSqliteHistoryTable } from "./sqlite.mjs";
 
 // ---------------------------------------------------------------- arguments
 
@@ -73,177 +72,6 @@ function fail(message, errorCode) {
   process.exit(1);
 }
 
-// ---------------------------------------------------------------- SQLite
-
-function sqliteFile(fileUrl) {
-  const path = fileUrl.replace(/^file:/, "").replace(/\?.*$/, "");
-  return path === ":memory:" ? path : resolve(path);
-}
-
-// On SQLite the WASM engine reports a missing history table as an error
-// (P1014) where the native engine sees an empty history. Create the table for
-// these calls, and drop it again after a read so that the database is left as
-// the native engine would leave it (e.g. `migrate deploy` then still refuses a
-// non-empty database that has no history, P3005).
-const SQLITE_HISTORY_USERS = { devDiagnostic: "read", diagnoseMigrationHistory: "read", markMigrationApplied: "write" };
-async function withSqliteHistoryTable(method, run) {
-  const found = await sqliteRows("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'");
-  if (found.length === 0) await sqliteMain.executeScript(createMigrationsTableSql("sqlite"));
-  try {
-    return await run();
-  } finally {
-    if (found.length === 0 && SQLITE_HISTORY_USERS[method] === "read") await sqliteMain.executeScript('DROP TABLE IF EXISTS "_prisma_migrations"');
-  }
-}
-
-// The WASM engine's reset leaves SQLite tables in place: drop them here.
-async function resetSqlite(filter) {
-  const keep = new Set(filter?.externalTables ?? []);
-  const objects = await sqliteRows(
-    "SELECT type, name FROM sqlite_master WHERE type IN ('view', 'table') AND name NOT LIKE 'sqlite_%' ORDER BY type = 'table'",
-  );
-  const drops = objects.filter(([, name]) => !keep.has(name)).map(([type, name]) => `DROP ${type.toUpperCase()} ${quoteIdent(name)};`);
-  await sqliteMain.executeScript(["PRAGMA foreign_keys = OFF;", ...drops, "PRAGMA foreign_keys = ON;", "VACUUM;"].join("\n"));
-  return null;
-}
-
-// The engine's first write takes SQLite's lock for good (locking_mode =
-// EXCLUSIVE), so the helpers above must go through its own connection.
-let sqliteMain;
-async function sqliteRows(sql) {
-  return (await sqliteMain.queryRaw({ sql, args: [], argTypes: [] })).rows;
-}
-
-function sqliteFactory() {
-  const file = url ? sqliteFile(url) : ":memory:";
-  const factory = new PrismaBetterSqlite3({ url: file }, shadowUrl ? { shadowDatabaseUrl: sqliteFile(shadowUrl) } : undefined);
-  return {
-    provider: "sqlite",
-    adapterName: factory.adapterName,
-    connect: async () => (sqliteMain = lazySqliteAdapter(() => factory.connect())),
-    connectToShadowDb: async () => lazySqliteAdapter(() => factory.connectToShadowDb()),
-  };
-}
-
-// The WASM engine connects as soon as it starts, and better-sqlite3 creates
-// the file on open: open it on first use instead, so that commands that never
-// touch the database (`migrate diff --from-empty …`) leave no file behind.
-function lazySqliteAdapter(open) {
-  let opened;
-  const get = async () => (opened ??= await open());
-  return {
-    provider: "sqlite",
-    adapterName: "@prisma/adapter-better-sqlite3",
-    queryRaw: async (query) => (await get()).queryRaw(query),
-    // Shadow-database replay sends whole migration scripts through executeRaw,
-    // but better-sqlite3 prepares one statement per call: run those as scripts.
-    executeRaw: async (query) => {
-      const adapter = await get();
-      try {
-        return await adapter.executeRaw(query);
-      } catch (error) {
-        if (!(error instanceof RangeError && /more than one statement/.test(error.message))) throw error;
-        await adapter.executeScript(query.sql);
-        return 0;
-      }
-    },
-    executeScript: async (script) => (await get()).executeScript(script),
-    startTransaction: async (isolationLevel) => (await get()).startTransaction(isolationLevel),
-    dispose: async () => opened?.dispose(),
-  };
-}
-
-// ---------------------------------------------------------------- PostgreSQL
-
-// pg reads the catalog's internal "char" type (OID 18, e.g. pg_class.relkind)
-// as text, but adapter-pg rejects the OID as unsupported: call it text (25).
-const addFields = pg.Result.prototype.addFields;
-pg.Result.prototype.addFields = function (fields) {
-  for (const field of fields) if (field.dataTypeID === 18) field.dataTypeID = 25;
-  return addFields.call(this, fields);
-};
-
-function pgFactory() {
-  const connect = async (connectionString) => {
-    const adapter = await new PrismaPg({ connectionString }).connect();
-    // adapter-pg splits scripts at every ";", even inside string literals and
-    // function bodies: send a migration whole, as one simple-protocol query.
-    adapter.executeScript = async (script) => {
-      try {
-        await adapter.underlyingDriver().query(script);
-      } catch (error) {
-        adapter.onError(error);
-      }
-    };
-    return adapter;
-  };
-  return {
-    provider: "postgres",
-    adapterName: "@prisma/adapter-pg",
-    connect: () => connect(url),
-    // adapter-pg's own shadow database is unusable: its connection string
-    // overrides the shadow database name (so it would replay into the main
-    // database), and it drops the database before closing its pool ("is being
-    // accessed by other users"). Create and drop it here instead.
-    connectToShadowDb: async () => {
-      if (shadowUrl) {
-        // A configured shadow database is emptied first, as the native engine does.
-        await pgQuery(shadowUrl, "DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public");
-        return connect(shadowUrl);
-      }
-      const shadow = await createTemporaryDatabase(url, "prisma_migrate_shadow_db_");
-      const adapter = await connect(shadow.url);
-      const dispose = adapter.dispose.bind(adapter);
-      adapter.dispose = async () => {
-        await dispose();
-        await shadow.drop();
-      };
-      return adapter;
-    },
-  };
-}
-
-function pgErrorCode(error) {
-  if (error.code === "3D000") return "P1003";
-  if (error.code === "28P01" || error.code === "28000") return "P1000";
-  if (["ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "EHOSTUNREACH"].includes(error.code)) return "P1001";
-  return undefined;
-}
-
-// ---------------------------------------------------------------- `cli` subcommands
-
-async function runCliCommand(command) {
-  if (unsupported) fail(unsupported);
-  if (provider === "sqlite") {
-    const file = sqliteFile(url);
-    if (command === "can-connect-to-database") {
-      if (!existsSync(file)) fail(`Database ${basename(file)} does not exist at ${file}`, "P1003");
-      new Database(file, { fileMustExist: true }).close();
-    } else if (command === "create-database") {
-      mkdirSync(dirname(file), { recursive: true });
-      new Database(file).close();
-    } else if (command === "drop-database") {
-      rmSync(file, { force: true });
-    } else fail(`schema-engine: unknown cli command ${command}`);
-    return;
-  }
-  const parsed = new URL(url);
-  const database = decodeURIComponent(parsed.pathname.slice(1)) || "postgres";
-  const server = pgUrlForDatabase(url, "postgres");
-  try {
-    if (command === "can-connect-to-database") await pgQuery(url, "SELECT 1");
-    else if (command === "create-database") await pgQuery(server, `CREATE DATABASE ${quoteIdent(database)}`);
-    else if (command === "drop-database") await pgQuery(server, `DROP DATABASE ${quoteIdent(database)}`);
-    else fail(`schema-engine: unknown cli command ${command}`);
-  } catch (error) {
-    const code = pgErrorCode(error);
-    const where = `${parsed.hostname}:${parsed.port || 5432}`;
-    if (code === "P1003") fail(`Database \`${database}\` does not exist on the database server at \`${where}\`.`, code);
-    if (code === "P1001") fail(`Can't reach database server at \`${where}\``, code);
-    fail(error.message, code);
-  }
-}
-
 // ---------------------------------------------------------------- WASM engine
 
 // A Rust panic inside the engine reports its message here before the WASM
@@ -269,7 +97,7 @@ let factory; // the bound adapter factory; its registry holds the JS errors
 async function startEngine() {
   if (unsupported) throw new Error(unsupported);
   await loadWasm();
-  factory = bindMigrationAwareSqlAdapterFactory(provider === "sqlite" ? sqliteFactory() : pgFactory());
+  factory = bindMigrationAwareSqlAdapterFactory(provider === "sqlite" ? sqliteFactory(url, shadowUrl) : pgFactory(url, shadowUrl));
   const datamodels = args.datamodels.map((path) => [path, readFileSync(path, "utf8")]);
   // The CLI omits --datamodels for `migrate diff`; the WASM engine panics
   // without one, so give it a bare datasource block for the provider.
@@ -359,7 +187,7 @@ async function serve() {
   // The CLI ends stdin and kills the engine right away: close the database on
   // either, so that SQLite does not leave its journal file behind.
   const shutdown = async () => {
-    await sqliteMain?.dispose();
+    await closeSqlite();
     process.exit(0);
   };
   process.on("SIGTERM", shutdown);
@@ -370,7 +198,8 @@ if (args.version) {
   await loadWasm();
   console.log(`schema-engine-cli ${wasmGlue.version()}`);
 } else if (args.cli) {
-  await runCliCommand(args.cli);
+  if (unsupported) fail(unsupported);
+  await runCliCommand(args.cli, { provider, url, fail });
 } else {
   await serve();
 }

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Provider } from "../helpers/databases";
 import { useFreshDatabase } from "../helpers/databases";
+import { refusal } from "../helpers/refusal-code";
 
 export function servicesAuditSuite(provider: Provider, enabled = true) {
   describe.runIf(enabled)(`admin services and audit (${provider})`, () => {
@@ -20,12 +21,6 @@ export function servicesAuditSuite(provider: Provider, enabled = true) {
       ({ findAuditEvents } = await import("@/lib/audit/find-events"));
     });
     afterAll(async () => ctx?.close());
-
-    const refusal = (p: Promise<unknown>) =>
-      p.then(
-        () => "accepted",
-        (e: { code?: string; name?: string }) => e.code ?? e.name ?? "error",
-      );
 
     async function failedDelivery(service: Awaited<ReturnType<typeof f.makeService>>, status = "failed") {
       const a = await f.makeApproval(service, { tool: "mail.send" });

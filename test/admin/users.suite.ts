@@ -1,9 +1,10 @@
-// Disabling and enabling users (CONTRACT §8) on a real database: sessions
+// Disabling and enabling users (docs/operations.md) on a real database: sessions
 // stop at once, every change is audited, and the last active admin can be
 // neither disabled nor stripped of the admin role.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Provider } from "../helpers/databases";
 import { useFreshDatabase } from "../helpers/databases";
+import { refusal } from "../helpers/refusal-code";
 
 export function usersSuite(provider: Provider, enabled = true) {
   describe.runIf(enabled)(`user disable/enable (${provider})`, () => {
@@ -24,11 +25,6 @@ export function usersSuite(provider: Provider, enabled = true) {
     });
     afterAll(async () => ctx?.close());
 
-    const refusal = (p: Promise<unknown>) =>
-      p.then(
-        () => "accepted",
-        (e: { code?: string }) => e.code ?? "error",
-      );
     const eventsFor = async (email: string) =>
       (await ctx.db.auditEvent.findMany({ where: { type: { in: ["user.disabled", "user.enabled"] } }, orderBy: { seq: "asc" } }))
         .map((e) => ({ type: e.type, actor: e.actor, data: JSON.parse(e.data) as Record<string, unknown> }))
@@ -71,7 +67,7 @@ export function usersSuite(provider: Provider, enabled = true) {
       await users.disableUser(u.email, "cli");
       expect(await refusal(users.disableUser(u.email, "cli"))).toBe("conflict");
       expect(await refusal(users.disableUser(`nobody-${f.uid()}@example.com`, "cli"))).toBe("not-found");
-      expect(await refusal(users.disableUser("not an email", "cli"))).toBe("error");
+      expect(await refusal(users.disableUser("not an email", "cli"))).toBe("ZodError");
       expect((await eventsFor(u.email)).map((e) => e.type)).toEqual(["user.disabled"]);
     });
 

@@ -1,4 +1,4 @@
-// CONTRACT §7 on a real database: tampering of every kind is detected by
+// docs/architecture.md on a real database: tampering of every kind is detected by
 // verifyChain (the function behind `audit verify`), concurrent appends form
 // one chain, and a failed append undoes the change it was recording.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

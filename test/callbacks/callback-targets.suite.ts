@@ -1,4 +1,4 @@
-// Callback targets and the same-origin rule over real HTTP (CONTRACT §19), on
+// Callback targets and the same-origin rule over real HTTP (docs/security.md), on
 // an instance run as production is: NODE_ENV=production, CALLBACK_ALLOW_LOOPBACK
 // unset, public URL https:// behind a TLS proxy (the proxy's part is played by
 // X-Forwarded-Proto). Saving a URL to a blocked address is refused by the

@@ -1,10 +1,12 @@
-// CONTRACT §19 over real HTTP against the built app, on one database: a
+// docs/security.md over real HTTP against the built app, on one database: a
 // 256 KiB request's page stays small and leaves the server responsive; the
 // rest of the arguments comes page by page from GET
 // /api/approvals/{id}/arguments, exactly and only for those who may see the
 // request; hidden and look-alike characters reach the page as escapes under
-// a warning.
+// a warning. The same route searches all the arguments (?q=) and gives their
+// canonical JSON (?format=canonical), with the same checks.
 import { randomBytes, randomUUID } from "node:crypto";
+import canonicalize from "canonicalize";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appFor } from "../helpers/app";
 import type { Provider } from "../helpers/databases";
@@ -63,13 +65,13 @@ export function decisionPageSuite(provider: Provider) {
     });
     afterAll(async () => (await import("@/lib/db/client")).db().$disconnect());
 
-    it("sends a 256 KiB page under 1 MB, showing the first items and how many more", async () => {
+    it("sends a 256 KiB page under 1 MB, the big list collapsed to its count", async () => {
       const res = await get(`/approvals/${bigId}`);
       expect(res.status).toBe(200);
       const html = await res.text();
       expect(Buffer.byteLength(html)).toBeLessThan(1024 * 1024);
-      expect(visibleText(html)).toContain("[128,000]");
-      expect(visibleText(html)).toContain("… 127,950 more items");
+      expect(visibleText(html)).toContain("[128,000 items]");
+      expect(html).toMatch(/aria-expanded="false"[^>]*>.*?128,000 items/);
     });
 
     it("keeps the health check answering while three such pages render at once", async () => {
@@ -155,6 +157,48 @@ export function decisionPageSuite(provider: Provider) {
       expect((await argsPage(bigId, "path=9")).status).toBe(404);
       expect((await argsPage(bigId, "path=0.0")).status).toBe(404); // a number, not a container
       for (const q of ["path=abc", "path=0&from=-1", "path=1..2", "path=0&part=nope"]) expect((await argsPage(bigId, q)).status, q).toBe(422);
+    });
+
+    it("searches all the arguments, beyond the first render, with the same checks", async () => {
+      const rows = Array.from({ length: 3_000 }, (_, i) => ({ n: i, note: i === 2_718 ? "Deep NEEDLE here" : "hay" }));
+      const id = await ask({ rows, needleKey: "x" });
+      const found = await argsPage(id, `q=${encodeURIComponent("needle")}`);
+      expect(found.status).toBe(200);
+      expect(found.body).toMatchObject({ kind: "search", total: 2, shown: 2 });
+      expect(found.bytes).toBeLessThan(64 * 1024);
+      const tree = found.body.tree as { children: NodeView[] };
+      const rowsNode = tree.children.find((c) => c.i === 0);
+      expect(rowsNode).toMatchObject({ k: "branch", size: 3_000, partial: true });
+      const row = rowsNode?.k === "branch" ? rowsNode.children[0] : undefined;
+      expect(row).toMatchObject({ i: 2_718, k: "branch" });
+      const note = row?.k === "branch" ? row.children[0] : undefined;
+      expect(note && note.k === "leaf" ? textOf(note.segments) : "").toBe('"Deep NEEDLE here"');
+      // Counted over everything, shown within the bound.
+      const many = await argsPage(bigId, "q=0");
+      expect(many.body).toMatchObject({ kind: "search", total: 128_000, shown: 100 });
+      expect(many.bytes).toBeLessThan(64 * 1024);
+
+      expect((await argsPage(id, "q=needle", "")).status).toBe(401);
+      expect(await argsPage(id, "q=needle", outsiderCookie)).toMatchObject({ status: 404, body: { error: "not-found" } });
+      for (const q of ["q=", "q=%20%20", `q=${"a".repeat(201)}`, "q=a&format=canonical", "format=nope"])
+        expect((await argsPage(id, q)).status, q).toBe(422);
+    });
+
+    it("gives the canonical JSON of the redacted arguments, hidden characters escaped", async () => {
+      const args = { b: [1, 2.5, "x"], a: { z: null, y: true }, password: "hunter2-Secret-99", note: "AC-\u202E9876" };
+      const id = await ask(args);
+      const raw = await argsPage(id, "format=canonical");
+      expect(raw.status).toBe(200);
+      expect(raw.body.kind).toBe("canonical");
+      const text = textOf(raw.body.segments as Segment[]);
+      expect(text).not.toContain("hunter2");
+      expect(text).not.toMatch(/[\u202E]/);
+      const redacted = JSON.parse(text.replace("⟨U+202E⟩", "\\u202e")) as Record<string, unknown>;
+      expect(redacted.password).toMatch(/^\[redacted:/);
+      expect(text).toBe(canonicalize({ ...args, password: redacted.password })!.replace("\u202E", "⟨U+202E⟩"));
+      expect(raw.body.flag).toMatch(/right-to-left override/);
+      expect((await argsPage(id, "format=canonical", "")).status).toBe(401);
+      expect((await argsPage(id, "format=canonical", outsiderCookie)).status).toBe(404);
     });
 
     it("shows hidden characters as escapes under a warning, in the page and the queue", async () => {

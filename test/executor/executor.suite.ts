@@ -1,4 +1,4 @@
-// CONTRACT §4 and §5 over real HTTP against the running app. Decisions are
+// docs/api.md over real HTTP against the running app. Decisions are
 // made through the one review function (lib/reviews) on the same database.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { randomUUID } from "node:crypto";
@@ -73,6 +73,7 @@ export function executorSuite(provider: Provider) {
         expires_at: a.expires_at,
         decided_at: null,
         decided_by: [],
+        reviews: [],
         consumed: false,
       });
     });

@@ -1,6 +1,7 @@
 // The standard-library Python client against the live app: request → approve
-// through the review function → wait → consume → a second consume refused,
-// with the receipt verified here against the app's JWKS.
+// (with a reason) through the review function → wait → consume, which carries
+// the vote → a second consume refused, with the receipt verified here against
+// the app's JWKS.
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
@@ -37,14 +38,19 @@ describe("Python client (live, sqlite)", () => {
     };
 
     const created = await next();
-    await recordReview(reviewer.id, { approvalId: String(created.approval_id), decision: "approve" });
+    await recordReview(reviewer.id, { approvalId: String(created.approval_id), decision: "approve", reason: "refund matches ticket 1234" });
     py.stdin.write("decided\n");
     const outcome = await next();
     const exitCode = await new Promise<number | null>((r) => py.on("exit", r));
 
     expect(exitCode, stderr).toBe(0);
     expect(outcome).toMatchObject({ status: "approved", decision: "approved", decided_by: [reviewer.email], second_consume: "already-consumed" });
-    // Python's salted RFC 8785 digest (CONTRACT §19) equals ours and the server's.
+    // The vote and its reason reach the Python executor, on the state and the consume answer.
+    const votes = [{ by: reviewer.email, vote: "approve", reason: "refund matches ticket 1234", at: expect.any(String) }];
+    expect(outcome.reviews).toEqual(votes);
+    expect(outcome.state_reviews).toEqual(outcome.reviews);
+    expect(outcome.denial_reason).toBeNull();
+    // Python's salted RFC 8785 digest (docs/security.md) equals ours and the server's.
     const args = { account: "AC-7", amount: 42, memo: "refund order 1234", nested: { ok: true, n: null } };
     const salt = String(created.args_salt);
     expect(Buffer.from(salt, "base64url")).toHaveLength(32);

@@ -1,4 +1,4 @@
-// Abuse limits (issue 11; CONTRACT §19), over real HTTP against the running
+// Abuse limits (issue 11; docs/security.md), over real HTTP against the running
 // app on a real database:
 // - behind TRUSTED_PROXY_HOPS=1 proxies the right-most X-Forwarded-For entry
 //   is the client, and the entries to its left (client-written) are ignored;
@@ -140,7 +140,7 @@ export function abuseLimitsSuite(provider: Provider) {
         const r = await fetch(`${base}/api/v1/webhooks/${slug}`, { method: "POST" });
         answers.push({ status: r.status, body: await r.text() });
       }
-      // One answer for all of them (CONTRACT §3).
+      // One answer for all of them (docs/api.md).
       expect(new Set(answers.map((a) => `${a.status} ${a.body}`))).toEqual(new Set(['401 {"error":"invalid-signature"}']));
 
       // No rate-limit or tally row names a slug that was sent.

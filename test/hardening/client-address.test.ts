@@ -1,4 +1,4 @@
-// The client address the server stamps on every request (CONTRACT §19):
+// The client address the server stamps on every request (docs/security.md):
 // with N trusted proxies, what the client wrote into X-Forwarded-For never
 // decides it; with none, the header is not read at all.
 import fc from "fast-check";

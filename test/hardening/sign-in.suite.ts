@@ -1,4 +1,4 @@
-// Sign-in protection (issue: hardening; CONTRACT §19 abuse limits), over real
+// Sign-in protection (issue: hardening; docs/security.md abuse limits), over real
 // HTTP against the running app: credentials sign-in is rate limited per client
 // address (the socket address: each test client sends from its own loopback
 // address) and per (account, address), counted in the database (on
@@ -57,7 +57,7 @@ export function signInSuite(provider: Provider) {
       ]);
     });
 
-    // §19 replaced the old rule (10 failures a minute locked the account, even
+    // docs/security.md replaced the old rule (10 failures a minute locked the account, even
     // for its owner with the right password): a flood slows the account down.
     it("slows an account flooded with wrong passwords from many addresses, and its owner still signs in from their own", async () => {
       const password = newPassword();

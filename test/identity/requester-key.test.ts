@@ -1,5 +1,5 @@
 // The requester key (lib/identity/requester-key.ts) on its own: every spelling
-// of an address that §19 names keys like the address; other addresses do not;
+// of an address that docs/security.md names keys like the address; other addresses do not;
 // a requested_by that is no address is refused without echoing it.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ const email = fc
   .map(([l, d, t]) => `${l}@${d}.${t}`);
 
 describe("requesterKey", () => {
-  it("keys every §19 spelling of an address as the address (property)", () => {
+  it("keys every documented spelling of an address as the address (property)", () => {
     fc.assert(
       fc.property(
         email.chain((e) => fc.tuple(fc.constant(e), requesterVariant(e))),
@@ -87,7 +87,7 @@ describe("requested_by in the webhook schema", () => {
     data: { run_id: "r", call_id: "c", tool: "t", arguments: {}, requested_by },
   });
 
-  it("accepts every §19 spelling of an address", () => {
+  it("accepts every documented spelling of an address", () => {
     fc.assert(
       fc.property(email.chain(requesterVariant), (v) => {
         expect(approvalRequestedSchema.safeParse(body(v)).success, JSON.stringify(v)).toBe(true);

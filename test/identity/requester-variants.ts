@@ -1,5 +1,5 @@
-// fast-check generators of the spellings of one email address that CONTRACT
-// §19 says name the same requester: normalization forms, full-width letters,
+// fast-check generators of the spellings of one email address that must
+// name the same requester (docs/security.md): normalization forms, full-width letters,
 // Cyrillic and Greek confusables, display names, mailto:, trailing dots,
 // +tags, mixed case and surrounding spaces (issue 11, vulnerability 2).
 import fc from "fast-check";

@@ -1,4 +1,4 @@
-// Shared by the webhook suites (CONTRACT §2, §3, §10, §19 over real HTTP
+// Shared by the webhook suites (docs/api.md over real HTTP
 // against the running app, on one database): a service of the suite's own,
 // signed deliveries, and the counts a refused webhook must leave unchanged.
 import { createHash, randomBytes, randomUUID } from "node:crypto";
@@ -94,7 +94,7 @@ export function useWebhookService(app: ReturnType<typeof appFor>, slugPrefix: st
 }
 
 export const salt = () => randomBytes(32).toString("base64url");
-/** The digest of an RFC 8785 text, salted as CONTRACT §19 says when `s` is given, computed here independently. */
+/** The digest of an RFC 8785 text, salted as docs/security.md says when `s` is given, computed here independently. */
 export const jcsDigest = (jcs: string, s?: string) =>
   `sha256:${createHash("sha256")
     .update(s === undefined ? jcs : `${s}.${jcs}`, "utf8")

@@ -1,4 +1,4 @@
-// Ingesting approval requests (CONTRACT §2, §3, §10) over real HTTP against the
+// Ingesting approval requests (docs/api.md) over real HTTP against the
 // running app, on one database: a new request, replays of the same call, the
 // digest check, the TTL cap and concurrent deliveries.
 import { describe, expect, it } from "vitest";
@@ -41,7 +41,7 @@ export function webhookIngestSuite(provider: Provider) {
       const client = new CountersignClient({ baseUrl: base, serviceSlug: svc.slug, webhookSecret: svc.webhook_secret, apiToken: svc.api_token });
       const created = await client.requestApproval({ run_id: `run_${unique()}`, call_id: "c1", tool: "email.send", arguments: { n: 1 } });
       expect(created.status).toBe("pending");
-      // The client always salts (CONTRACT §19).
+      // The client always salts (docs/security.md).
       expect(created.args_digest).toBe(argsDigest({ n: 1 }, created.args_salt));
     });
 

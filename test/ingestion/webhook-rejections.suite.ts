@@ -1,4 +1,4 @@
-// Refused webhooks (CONTRACT §3, §19) over real HTTP against the running app, on
+// Refused webhooks (docs/api.md) over real HTTP against the running app, on
 // one database: the service's rate limit, and refusals counted per minute and
 // audited without their payload.
 import { randomBytes } from "node:crypto";
@@ -29,7 +29,7 @@ export function webhookRejectionsSuite(provider: Provider) {
       expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThan(0);
     });
 
-    // CONTRACT §19 changed this: refusals are counted per minute, and each
+    // docs/security.md changed this: refusals are counted per minute, and each
     // minute's count becomes one webhook.rejected event once the minute is over.
     it("counts a refusal under its service and reason, and audits the minute's count with no payload", async () => {
       const { refusalSnapshot, refusalsSince } = await import("../helpers/refusals");

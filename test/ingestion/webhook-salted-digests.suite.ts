@@ -1,4 +1,4 @@
-// Salted digests (CONTRACT §19) over real HTTP against the running app, on one
+// Salted digests (docs/security.md) over real HTTP against the running app, on one
 // database: a salt binds the digest and is never handed back in any answer,
 // audit event, callback or receipt; the TypeScript client salts every call.
 import { randomBytes, randomUUID } from "node:crypto";

@@ -1,4 +1,4 @@
-// Webhook authentication and replay (CONTRACT §3, §10) over real HTTP against
+// Webhook authentication and replay (docs/api.md) over real HTTP against
 // the running app, on one database: one identical 401 for every failure,
 // signature lists and rotation, and a repeated webhook-id answered once.
 import { randomBytes } from "node:crypto";

@@ -1,4 +1,4 @@
-// Request validation (CONTRACT §3) and strict I-JSON parsing (§19) over real
+// Request validation (docs/api.md) and strict I-JSON parsing (docs/security.md) over real
 // HTTP against the running app, on one database: invalid, oversized and lossy
 // bodies are refused and store nothing; `__proto__` and exact numbers are kept.
 import fc from "fast-check";

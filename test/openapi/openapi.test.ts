@@ -1,4 +1,4 @@
-// The OpenAPI description covers every route and error code of CONTRACT §3–§5,
+// The OpenAPI description covers every route and error code of docs/api.md,
 // with each error under the status the app really answers it with.
 import { describe, expect, it } from "vitest";
 import { buildOpenApi, CONTRACT_ERROR_CODES } from "@/lib/openapi/build-openapi";
@@ -34,6 +34,30 @@ describe("OpenAPI description", () => {
   it("carries the webhook body schema generated from the route's zod schema", () => {
     const body: unknown = doc.paths["/api/v1/webhooks/{service_slug}"].post.requestBody.content["application/json"].schema;
     expect(body).toMatchObject({ properties: { data: { required: expect.arrayContaining(["run_id", "call_id", "tool", "arguments"]) } } });
+  });
+
+  it("describes the votes (by, vote, reason, at) on the state and consume answers and the callback", () => {
+    const review = {
+      type: "object",
+      properties: { by: { type: "string" }, vote: { enum: ["approve", "deny"] }, at: { format: "date-time" } },
+      required: ["by", "vote", "reason", "at"],
+    };
+    const reviews = { type: "array", items: review };
+    const answer = (path: keyof typeof doc.paths, method: string) =>
+      (doc.paths[path] as Record<string, { responses: Record<string, { content: { "application/json": { schema: unknown } } }> }>)[method]!.responses[
+        "200"
+      ]!.content["application/json"].schema;
+    expect(answer("/api/v1/approvals/{approval_id}/consume", "post")).toMatchObject({
+      properties: { reviews },
+      required: expect.arrayContaining(["reviews"]),
+    });
+    expect(answer("/api/v1/approvals/{approval_id}", "get")).toMatchObject({
+      properties: { reviews },
+      required: expect.arrayContaining(["reviews"]),
+    });
+    expect(doc.webhooks["approval.decided"].post.requestBody.content["application/json"].schema).toMatchObject({
+      properties: { data: { properties: { reviews }, required: expect.arrayContaining(["reviews"]) } },
+    });
   });
 
   const app = appFor("sqlite");

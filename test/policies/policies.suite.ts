@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Provider } from "../helpers/databases";
 import { useFreshDatabase } from "../helpers/databases";
+import { refusal } from "../helpers/refusal-code";
 
 export function policiesSuite(provider: Provider, enabled = true) {
   describe.runIf(enabled)(`policies (${provider})`, () => {
@@ -24,11 +25,6 @@ export function policiesSuite(provider: Provider, enabled = true) {
     });
     afterAll(async () => ctx?.close());
 
-    const refusal = (p: Promise<unknown>) =>
-      p.then(
-        () => "accepted",
-        (e: { code?: string; name?: string }) => e.code ?? e.name ?? "error",
-      );
     const policyEvents = (name: string) =>
       ctx.db.auditEvent
         .findMany({ where: { type: "policy.changed" }, orderBy: { seq: "asc" } })

@@ -1,4 +1,4 @@
-// Fail closed (CONTRACT §6): `npm start` with a POLICY_FILE that does not
+// Fail closed (docs/architecture.md): `npm start` with a POLICY_FILE that does not
 // validate exits non-zero before serving, naming the bad entry; and
 // `policy check FILE` validates offline (no database is touched).
 import { spawnSync } from "node:child_process";

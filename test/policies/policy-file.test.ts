@@ -1,4 +1,4 @@
-// POLICY_FILE parsing (CONTRACT §6): YAML or JSON, every entry validated with
+// POLICY_FILE parsing (docs/architecture.md): YAML or JSON, every entry validated with
 // the CLI's rules, and a refusal that names the bad entry.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -125,7 +125,7 @@ export function liveEventsSuite(provider: Provider) {
       expect(changed!.at - sentAt).toBeLessThan(2000);
     });
 
-    it("never names a request the viewer may not see (CONTRACT §19)", async () => {
+    it("never names a request the viewer may not see (docs/security.md)", async () => {
       const { addUser } = await import("@/lib/users/add-user");
       const password = randomBytes(12).toString("base64url");
       const nobody = await addUser({ email: `live-none-${randomBytes(4).toString("hex")}@example.com`, password, roles: [] }, "cli");

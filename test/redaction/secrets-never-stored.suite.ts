@@ -1,4 +1,4 @@
-// Issue 11 "Done when": generated secrets in each §19 class, as they are,
+// Issue 11 "Done when": generated secrets in each docs/security.md class, as they are,
 // encoded and split across sibling strings, at random depths, sent over real
 // HTTP to the running app, never reach the database (approvals.redacted_args,
 // approvals.summary, audit_events.data), the request page a reviewer sees,
@@ -17,18 +17,9 @@ import { type Provider, PG_TEST_URL, useFreshDatabase } from "../helpers/databas
 import { startAppServer, type AppServer } from "../helpers/app-server";
 import { freePort } from "../helpers/ports";
 import { signInWithPassword } from "../helpers/sign-in";
-import {
-  encode,
-  encoding,
-  nest,
-  SELF_EVIDENT,
-  secretKeyName,
-  secretSample,
-  showsPartOf,
-  splitAt,
-  visible,
-  type SecretSample,
-} from "../helpers/secret-samples";
+import { SELF_EVIDENT, showsPartOf, visible } from "../helpers/secret-checks";
+import { encode, encoding, nest, splitAt } from "../helpers/secret-hiding";
+import { secretKeyName, secretSample, type SecretSample } from "../helpers/secret-samples";
 
 type Shape = "plain" | "encoded" | "split" | "key";
 const shape = fc.constantFrom<Shape>("plain", "encoded", "split", "key");

@@ -1,8 +1,9 @@
-// CONTRACT §6 on a real database: every review rule, and races repeated many
+// docs/architecture.md on a real database: every review rule, and races repeated many
 // times (concurrent calls of the one domain function that decides).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Provider } from "../helpers/databases";
 import { useFreshDatabase } from "../helpers/databases";
+import { refusal } from "../helpers/refusal-code";
 
 export function reviewSuite(provider: Provider, enabled = true) {
   describe.runIf(enabled)(`recordReview (${provider})`, () => {
@@ -23,11 +24,6 @@ export function reviewSuite(provider: Provider, enabled = true) {
     });
     afterAll(async () => ctx?.close());
 
-    const refusal = (p: Promise<unknown>) =>
-      p.then(
-        () => "accepted",
-        (e: { code?: string }) => e.code ?? "error",
-      );
     const row = (id: string) => ctx.db.approval.findUniqueOrThrow({ where: { id } });
     const decidedEvents = (id: string) => ctx.db.auditEvent.count({ where: { approvalId: id, type: "approval.decided" } });
 
@@ -74,7 +70,7 @@ export function reviewSuite(provider: Provider, enabled = true) {
       const r = await f.makeUser(["payments"]);
       const a = await f.makeApproval(service, { tool: "pay.send" });
       await revokeRole({ email: r.email, role: "payments" }, "cli");
-      // Without a required role they may no longer see it either (§19): the same answer as an unknown id.
+      // Without a required role they may no longer see it either (docs/security.md): the same answer as an unknown id.
       expect(await refusal(recordReview(r.id, { approvalId: a.approval_id, decision: "approve" }))).toBe("not-found");
       const otherRole = await f.makeUser(["reviewer"]);
       expect(await refusal(recordReview(otherRole.id, { approvalId: a.approval_id, decision: "approve" }))).toBe("not-found");

@@ -1,4 +1,4 @@
-// CONTRACT §19 "Requester identity" on a real database: a requester named by
+// docs/security.md "Requester identity" on a real database: a requester named by
 // any spelling of a reviewer's email (or of an email linked to them) can never
 // review the request, through the one function that records votes
 // (recordReview), and the queue's SQL agrees (never "needs your review").
@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Provider } from "../helpers/databases";
 import { useFreshDatabase } from "../helpers/databases";
+import { refusal } from "../helpers/refusal-code";
 import { requesterVariant } from "../identity/requester-variants";
 
 export function selfReviewSuite(provider: Provider, enabled = true) {
@@ -28,12 +29,6 @@ export function selfReviewSuite(provider: Provider, enabled = true) {
       await f.makePolicy({ tool: "self.*", roles: ["reviewer"], quorum: 1 });
     });
     afterAll(async () => ctx?.close());
-
-    const refusal = (p: Promise<unknown>) =>
-      p.then(
-        () => "accepted",
-        (e: { code?: string }) => e.code ?? "error",
-      );
 
     /** A reviewer known by `address`: as their own email, or as the email of a linked identity. */
     async function reviewerKnownAs(address: string, via: "email" | "identity") {

@@ -1,4 +1,4 @@
-// CONTRACT §19 "Who sees a request" and the digest rule, over real HTTP
+// docs/security.md "Who sees a request" and the digest rule, over real HTTP
 // against the running app: pages and queue as each kind of signed-in person
 // sees them. A request's page is served to its eligible reviewers, its
 // requester, admins and auditors; anyone else gets the 404 of an unknown id.
@@ -49,12 +49,12 @@ export function visibilitySuite(provider: Provider) {
         decider: await person([role]),
         admin: await person(["admin"]),
       };
-      // Named by a spelling of the requester's address (§19 normalization).
+      // Named by a spelling of the requester's address (docs/security.md normalization).
       const requested_by = `Requester <MAILTO:REQ-${tag}+agent@Example.com.>`;
       redacted = await f.makeApproval(service, { tool, requested_by, arguments: { account: "AC-1", password: "hunter2-hunter2" } });
       plain = await f.makeApproval(service, { tool, requested_by, arguments: { account: "AC-2", amount: 10 } });
       salted = await f.makeApproval(service, { tool, requested_by, arguments: { account: "AC-3", password: "hunter2-hunter2" } });
-      // The salt itself is h1's part of §19; only "has a salt" matters here.
+      // The salt itself is h1's part of docs/security.md; only "has a salt" matters here.
       await db.approval.update({ where: { id: salted.approval_id }, data: { argsSalt: randomBytes(16).toString("base64url") } });
       const stored = await db.approval.findUniqueOrThrow({ where: { id: redacted.approval_id } });
       expect(stored.redactedArgs).toContain("[redacted:");

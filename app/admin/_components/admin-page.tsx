@@ -13,7 +13,7 @@ export function AdminPage({
   return (
     <>
       <AppHeader user={user} signOut={signOutAction} />
-      <main className="mx-auto flex max-w-5xl flex-col gap-6 p-4">
+      <main id="main" className="mx-auto flex max-w-5xl flex-col gap-6 p-4">
         <h1 className="text-xl font-semibold">{title}</h1>
         {children}
       </main>
@@ -70,8 +70,4 @@ export function TextField({
       {help && <span className="text-xs font-normal text-slate-600">{help}</span>}
     </label>
   );
-}
-
-export function utc(d: Date | null | undefined): string {
-  return d ? `${d.toISOString().replace("T", " ").slice(0, 19)} UTC` : "—";
 }

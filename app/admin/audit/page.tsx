@@ -5,7 +5,8 @@ import { AUDIT_EVENT_TYPES } from "@/lib/audit/events";
 import { auditQuerySchema, findAuditEvents } from "@/lib/audit/find-events";
 import { verifyChain } from "@/lib/audit/verify-chain";
 import { issuesOf } from "@/lib/errors";
-import { AdminPage, Section, TextField, utc } from "../_components/admin-page";
+import { LocalTime } from "@/components/time";
+import { AdminPage, Section, TextField } from "../_components/admin-page";
 
 export const metadata: Metadata = { title: "Audit" };
 export const dynamic = "force-dynamic";
@@ -123,7 +124,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                   {result.events.map((e) => (
                     <tr key={e.seq} className="border-t border-slate-100 align-top" data-testid="audit-event">
                       <td className="py-1 pr-2 font-mono">{e.seq}</td>
-                      <td className="whitespace-nowrap py-1 pr-2">{utc(e.at)}</td>
+                      <td className="whitespace-nowrap py-1 pr-2">
+                        <LocalTime at={e.at.toISOString()} />
+                      </td>
                       <td className="py-1 pr-2 font-mono" data-testid="audit-type">
                         {e.type}
                       </td>

@@ -7,6 +7,7 @@ import { whichPolicy } from "@/lib/policies/which-policy";
 import { splitRoles } from "@/lib/policies/schemas";
 import { ADMIN_WORDING, runAction, type ActionState } from "@/lib/auth/guards";
 import { field, optionalField } from "@/lib/http/form-fields";
+import { humanSeconds } from "@/lib/format/time";
 
 const ADMIN = { name: "admin action", path: "/admin/policies", wording: ADMIN_WORDING };
 
@@ -44,7 +45,7 @@ export async function testPolicyAction(_prev: ActionState, fd: FormData): Promis
       tool: field(fd, "tool"),
       effects: optionalField(fd, "effects"),
     });
-    const detail = [`Needs ${policy.quorum} approval(s) from: ${policy.roles.join(", ")}`, `Lives at most ${policy.ttlSeconds} s`];
+    const detail = [`Needs ${policy.quorum} approval(s) from: ${policy.roles.join(", ")}`, `Lives at most ${humanSeconds(policy.ttlSeconds)}`];
     if (alsoMatching.length) detail.push(`Also matching, less specific: ${alsoMatching.join(", ")}`);
     return {
       ok: true,

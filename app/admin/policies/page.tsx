@@ -5,7 +5,9 @@ import { policyFileInUse } from "@/lib/policies/policy-source";
 import type { PolicyView } from "@/lib/policies/policy-rows";
 import { DEFAULT_PRIORITY, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from "@/lib/policies/schemas";
 import { ActionForm } from "../_components/action-form";
-import { AdminPage, Section, TextField, utc } from "../_components/admin-page";
+import { LocalTime } from "@/components/time";
+import { humanSeconds } from "@/lib/format/time";
+import { AdminPage, Section, TextField } from "../_components/admin-page";
 import { deletePolicyAction, savePolicyAction, testPolicyAction } from "./actions";
 
 export const metadata: Metadata = { title: "Policies" };
@@ -53,7 +55,7 @@ function PolicyFields({ p }: { p?: PolicyView }) {
         required
         defaultValue={p?.ttl ?? 3600}
         className="w-36"
-        help={`${MIN_TTL_SECONDS}–${MAX_TTL_SECONDS}`}
+        help={`${humanSeconds(MIN_TTL_SECONDS)} to ${humanSeconds(MAX_TTL_SECONDS)}; 3600 is 1 h`}
       />
       {!isDefault && (
         <TextField
@@ -122,9 +124,12 @@ export default async function PoliciesPage() {
               </div>
               <p className="text-sm">{describe(p)}</p>
               <p className="text-sm" data-testid="policy-rule">
-                {p.quorum} approval{p.quorum > 1 ? "s" : ""} from {p.roles.join(", ")} · TTL {p.ttl} s{p.isDefault ? "" : ` · priority ${p.priority}`}
+                {p.quorum} approval{p.quorum > 1 ? "s" : ""} from {p.roles.join(", ")} · TTL {humanSeconds(p.ttl)}
+                {p.isDefault ? "" : ` · priority ${p.priority}`}
               </p>
-              <p className="text-xs text-slate-500">Updated {utc(p.updatedAt)}</p>
+              <p className="text-xs text-slate-500">
+                Updated <LocalTime at={p.updatedAt.toISOString()} />
+              </p>
               {!file && (
                 <div className="flex flex-col gap-2">
                   <details>

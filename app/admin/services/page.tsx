@@ -3,7 +3,9 @@ import Link from "next/link";
 import { requirePermissionPage } from "@/lib/auth/guards";
 import { findServiceDeliveries, listServices, type DeliveryView } from "@/lib/services/manage-services";
 import { ActionForm } from "../_components/action-form";
-import { AdminPage, Section, TextField, utc } from "../_components/admin-page";
+import { StatusBadge } from "@/components/status-badge";
+import { LocalTime } from "@/components/time";
+import { AdminPage, Section, TextField } from "../_components/admin-page";
 import {
   createServiceAction,
   disableServiceAction,
@@ -30,16 +32,27 @@ function Deliveries({ slug, deliveries }: { slug: string; deliveries: DeliveryVi
               {d.status}
             </span>
             <span className="text-xs text-slate-600">
-              {d.attempts} attempt{d.attempts === 1 ? "" : "s"} · queued {utc(d.createdAt)}
-              {d.status === "pending" ? ` · next ${utc(d.nextAttemptAt)}` : ""}
-              {d.deliveredAt ? ` · delivered ${utc(d.deliveredAt)}` : ""}
+              {d.attempts} attempt{d.attempts === 1 ? "" : "s"} · queued <LocalTime at={d.createdAt.toISOString()} />
+              {d.status === "pending" && (
+                <>
+                  {" "}
+                  · next <LocalTime at={d.nextAttemptAt.toISOString()} />
+                </>
+              )}
+              {d.deliveredAt && (
+                <>
+                  {" "}
+                  · delivered <LocalTime at={d.deliveredAt.toISOString()} />
+                </>
+              )}
             </span>
           </div>
           {d.log.length > 0 && (
             <ol className="mt-1 flex flex-col gap-0.5 pl-2 text-xs" aria-label="Attempts, newest first">
               {d.log.map((a) => (
                 <li key={a.at.toISOString()} data-testid="attempt">
-                  {utc(a.at)} — {a.statusCode !== null ? `HTTP ${a.statusCode}` : a.errorClass === "blocked-target" ? "not sent" : "no answer"}
+                  <LocalTime at={a.at.toISOString()} /> —{" "}
+                  {a.statusCode !== null ? `HTTP ${a.statusCode}` : a.errorClass === "blocked-target" ? "not sent" : "no answer"}
                   {a.errorClass ? ` (${a.errorClass})` : ""} · {a.durationMs} ms
                 </li>
               ))}
@@ -84,16 +97,13 @@ export default async function ServicesPage() {
             <li key={s.slug} aria-label={`Service ${s.slug}`} className="flex flex-col gap-3 rounded border border-slate-200 p-3">
               <div className="flex flex-wrap items-center gap-2">
                 <span className="font-mono font-medium">{s.slug}</span>
-                <span
-                  data-testid="service-status"
-                  className={`rounded px-2 py-0.5 text-xs font-medium ${s.disabled ? "bg-red-100 text-red-900" : "bg-green-100 text-green-900"}`}
-                >
-                  {s.disabled ? "disabled" : "active"}
-                </span>
+                <StatusBadge status={s.disabled ? "disabled" : "active"} testId="service-status" small />
                 {s.rotating && (
                   <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900">rotating: two secrets valid</span>
                 )}
-                <span className="text-xs text-slate-600">created {utc(s.createdAt)}</span>
+                <span className="text-xs text-slate-600">
+                  created <LocalTime at={s.createdAt.toISOString()} />
+                </span>
               </div>
               <p className="break-all text-sm">Callback URL: {s.callbackUrl ?? "none"}</p>
 

@@ -2,7 +2,9 @@ import type { Metadata } from "next";
 import { requirePermissionPage } from "@/lib/auth/guards";
 import { listUsers } from "@/lib/users/list-users";
 import { ActionForm } from "../_components/action-form";
-import { AdminPage, Section, TextField, utc } from "../_components/admin-page";
+import { StatusBadge } from "@/components/status-badge";
+import { LocalTime } from "@/components/time";
+import { AdminPage, Section, TextField } from "../_components/admin-page";
 import { createUserAction, disableUserAction, enableUserAction, grantRoleAction, revokeRoleAction } from "./actions";
 
 export const metadata: Metadata = { title: "Users" };
@@ -36,17 +38,12 @@ export default async function UsersPage() {
               <div className="flex flex-wrap items-center gap-2">
                 <span className="break-all font-medium">{u.email}</span>
                 {u.name && <span className="text-sm text-slate-600">{u.name}</span>}
-                <span
-                  data-testid="user-status"
-                  className={`rounded px-2 py-0.5 text-xs font-medium ${u.disabled ? "bg-red-100 text-red-900" : "bg-green-100 text-green-900"}`}
-                >
-                  {u.disabled ? "disabled" : "active"}
-                </span>
+                <StatusBadge status={u.disabled ? "disabled" : "active"} testId="user-status" small />
                 {u.email === me.email && <span className="text-xs text-slate-600">(you)</span>}
               </div>
               <p className="text-sm text-slate-600">
-                Last sign-in: {u.lastSignInAt ? utc(u.lastSignInAt) : "never"} · created {utc(u.createdAt)} ·{" "}
-                {u.hasPassword ? "password set" : "no password (single sign-on only)"}
+                Last sign-in: {u.lastSignInAt ? <LocalTime at={u.lastSignInAt.toISOString()} /> : "never"} · created{" "}
+                <LocalTime at={u.createdAt.toISOString()} /> · {u.hasPassword ? "password set" : "no password (single sign-on only)"}
               </p>
 
               <div>
@@ -59,7 +56,7 @@ export default async function UsersPage() {
                       <li key={r.role} className="flex flex-wrap items-center gap-2 text-sm" data-testid="role">
                         <span className="rounded bg-slate-100 px-2 py-0.5 font-mono">{r.role}</span>
                         <span className="text-xs text-slate-600">
-                          granted {utc(r.grantedAt)} by {r.grantedBy ?? "unknown"}
+                          granted <LocalTime at={r.grantedAt.toISOString()} /> by {r.grantedBy ?? "unknown"}
                         </span>
                         {r.selfGranted && <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900">self-granted</span>}
                       </li>

@@ -1,21 +1,45 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
+import { cache } from "react";
 import { AppHeader } from "@/components/app-header";
 import { CopyButton } from "@/components/copy-button";
 import { DisplayWarning } from "@/components/display-warning";
 import { JsonTree } from "@/components/json-tree";
 import { RevealedText } from "@/components/revealed-text";
-import { ReviewForm } from "@/components/review-form";
+import { DecisionPanel } from "@/components/decision-panel";
+import { KeyboardShortcuts } from "@/components/keyboard-shortcuts";
+import { QueueLiveRefresh } from "@/components/queue-live-refresh";
 import { StatusBadge } from "@/components/status-badge";
-import { Ago, Countdown } from "@/components/time";
+import { Ago, Countdown, LocalTime } from "@/components/time";
 import { requireUserPage } from "@/lib/auth/guards";
 import { signOutAction } from "@/app/actions/auth";
 import { submitReview } from "./actions";
+import { humanSeconds } from "@/lib/format/time";
+import { getQueueVersion } from "@/lib/queue/live-feed";
 import { getReviewView } from "@/lib/reviews/get-review-view";
+import { findNeighbours } from "@/lib/reviews/neighbours";
 import { requestDisplay, type TextView } from "@/lib/display/request-display";
 
-export const metadata: Metadata = { title: "Request" };
 export const dynamic = "force-dynamic";
+
+type Params = { params: Promise<{ id: string }> };
+
+/** The signed-in viewer and the request as they may see it (null: 404), read once per render. */
+const load = cache(async (id: string) => {
+  const user = await requireUserPage();
+  return { user, v: await getReviewView(id, user.id) };
+});
+
+// Agent-written text in the tab title: no control or invisible formatting characters.
+const plain = (s: string) => s.replace(/[\p{Cc}\p{Cf}]/gu, "");
+
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  const { v } = await load((await params).id);
+  return { title: v ? `${plain(v.tool)} · ${plain(v.service)}` : "Request" };
+}
+
+const approvalHref = (id: string | null) => (id ? `/approvals/${id}` : null);
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -29,131 +53,187 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
 /** A field a service wrote: revealed, isolated, flagged (lib/display). */
 const Shown = ({ value }: { value: TextView | null }) => (value ? <RevealedText value={value} /> : <>—</>);
 
-export default async function ApprovalPage({ params }: { params: Promise<{ id: string }> }) {
-  const user = await requireUserPage();
+export default async function ApprovalPage({ params }: Params) {
   const { id } = await params;
-  const v = await getReviewView(id, user.id);
+  // Version first: a change landing while the page renders is then reported by the live stream.
+  const version = await getQueueVersion();
+  const { user, v } = await load(id);
   if (!v) notFound();
-  // Bounded (§19): the first render holds a fixed number of nodes; the warning covers everything.
+  const near = await findNeighbours(user.id, v.id);
+  const [prevHref, nextHref] = [approvalHref(near.prev), approvalHref(near.next)];
+  // Bounded (docs/security.md): the first render holds a fixed number of nodes; the warning covers everything.
   const shown = requestDisplay(v, v.redactedArgs);
 
   return (
     <>
       <AppHeader user={user} signOut={signOutAction} />
-      <main className="mx-auto flex max-w-3xl flex-col gap-5 p-4">
-        <DisplayWarning warnings={shown.warnings} />
-        <div className="flex flex-wrap items-center gap-3">
-          <h1 className="break-all font-mono text-2xl font-semibold">
-            <Shown value={shown.fields.tool} />
-          </h1>
-          <StatusBadge status={v.status} />
-          {v.effects === "destructive" && <span className="rounded bg-red-700 px-2 py-0.5 text-sm text-white">destructive</span>}
+      {/* Below lg the form is a bar fixed to the bottom: the page leaves room for it. */}
+      <main
+        id="main"
+        className={`mx-auto grid max-w-6xl grid-cols-1 gap-5 p-4 lg:grid-cols-[minmax(0,1fr)_22rem] lg:items-start ${v.canReview ? "max-lg:pb-80" : ""}`}
+      >
+        <div className="flex flex-col gap-3 lg:col-start-1">
+          <DisplayWarning warnings={shown.warnings} />
+          <div className="flex flex-wrap items-center gap-3">
+            <h1 className="break-all font-mono text-2xl font-semibold">
+              <Shown value={shown.fields.tool} />
+            </h1>
+            <StatusBadge status={v.status} />
+            {v.effects === "destructive" && <span className="rounded bg-red-700 px-2 py-0.5 text-sm text-white">destructive</span>}
+          </div>
         </div>
 
-        <dl className="flex flex-col gap-1 rounded border border-slate-200 bg-white p-4">
-          <Field label="Service">
-            <Shown value={shown.fields.service} />
-          </Field>
-          <Field label="Environment">
-            <Shown value={shown.fields.environment} />
-          </Field>
-          <Field label="Effects">{v.effects}</Field>
-          <Field label="Run">
-            <Shown value={shown.fields.runId} />
-          </Field>
-          <Field label="Call">
-            <Shown value={shown.fields.callId} />
-          </Field>
-          <Field label="Requested by">
-            <Shown value={shown.fields.requestedBy} />
-          </Field>
-          <Field label="Requested">
-            <Ago at={v.createdAt.toISOString()} />
-          </Field>
-          <Field label="Expires">{v.status === "pending" ? <Countdown until={v.expiresAt.toISOString()} /> : v.expiresAt.toISOString()}</Field>
-        </dl>
-
-        {shown.fields.summary && (
-          // Agent-written: boxed, labelled and scrolled inside its own box, so
-          // no line of it can pass for the page's own text.
-          <section aria-labelledby="summary-h" className="rounded border-2 border-dashed border-amber-500 bg-amber-50 p-4" data-testid="summary">
-            <h2 id="summary-h" className="mb-1 text-sm font-semibold">
-              Summary written by the agent (untrusted: not checked by Countersign)
-            </h2>
-            <div className="max-h-60 overflow-auto whitespace-pre-wrap break-words border-l-4 border-amber-400 bg-white/60 pl-3 font-serif italic">
-              <RevealedText value={shown.fields.summary} />
-            </div>
-          </section>
-        )}
-
-        <section aria-labelledby="digest-h" className="rounded border border-slate-200 bg-white p-4">
-          <div className="mb-1 flex items-center justify-between">
-            <h2 id="digest-h" className="text-sm font-semibold">
-              Argument digest
-            </h2>
-            {v.argsDigest && <CopyButton text={v.argsDigest} label="Copy digest" />}
+        {/* Early in the page (and in the Tab order), beside the details on wide screens. */}
+        <aside
+          id="decision"
+          aria-label="Your decision"
+          className="flex flex-col gap-3 lg:sticky lg:top-4 lg:col-start-2 lg:row-span-2 lg:row-start-1"
+        >
+          <div
+            className={
+              v.canReview
+                ? "max-lg:contents lg:rounded lg:border lg:border-slate-200 lg:bg-white lg:p-4"
+                : "rounded border border-slate-200 bg-white p-4"
+            }
+          >
+            <DecisionPanel
+              approvalId={v.id}
+              destructive={v.effects === "destructive"}
+              canReview={v.canReview}
+              whyNot={v.whyNot}
+              outcome={v.outcome}
+              expiresAt={v.expiresAt.toISOString()}
+              nextHref={approvalHref(near.following)}
+              submitReview={submitReview}
+            />
           </div>
-          {v.argsDigest ? (
-            <p className="break-all font-mono text-sm" data-testid="args-digest">
-              {v.argsDigest}
-            </p>
-          ) : (
-            <p className="text-sm text-slate-600" data-testid="args-digest-hidden">
-              Hidden: these arguments hold redacted values and were not salted, so their digest could reveal them. Only reviewers who may decide this
-              request, and admins, see it.
-            </p>
-          )}
-        </section>
+          <nav aria-label="Requests needing your review" className="flex flex-wrap items-center gap-2 text-sm">
+            {prevHref ? (
+              <Link href={prevHref} rel="prev" className="rounded border border-slate-300 bg-white px-3 py-1 hover:bg-slate-100">
+                ← Previous
+              </Link>
+            ) : (
+              <span className="rounded border border-slate-200 px-3 py-1 text-slate-500">No previous</span>
+            )}
+            {nextHref ? (
+              <Link href={nextHref} rel="next" className="rounded border border-slate-300 bg-white px-3 py-1 hover:bg-slate-100">
+                Next →
+              </Link>
+            ) : (
+              <span className="rounded border border-slate-200 px-3 py-1 text-slate-500">No next</span>
+            )}
+            <Link href="/approvals" className="rounded border border-slate-300 bg-white px-3 py-1 hover:bg-slate-100">
+              Queue
+            </Link>
+            <KeyboardShortcuts mode="decision" prevHref={prevHref} nextHref={nextHref} />
+            <QueueLiveRefresh version={version} watch={v.id} />
+          </nav>
+        </aside>
 
-        <section aria-labelledby="args-h" className="rounded border border-slate-200 bg-white p-4">
-          <h2 id="args-h" className="mb-2 text-sm font-semibold">
-            Arguments (secrets and personal data redacted)
-          </h2>
-          <JsonTree approvalId={v.id} root={shown.args} />
-        </section>
+        <div className="flex min-w-0 flex-col gap-5 lg:col-start-1">
+          <dl className="flex flex-col gap-1 rounded border border-slate-200 bg-white p-4">
+            <Field label="Service">
+              <Shown value={shown.fields.service} />
+            </Field>
+            <Field label="Environment">
+              <Shown value={shown.fields.environment} />
+            </Field>
+            <Field label="Effects">{v.effects}</Field>
+            <Field label="Run">
+              <Shown value={shown.fields.runId} />
+            </Field>
+            <Field label="Call">
+              <Shown value={shown.fields.callId} />
+            </Field>
+            <Field label="Requested by">
+              <Shown value={shown.fields.requestedBy} />
+            </Field>
+            <Field label="Requested">
+              <Ago at={v.createdAt.toISOString()} />
+            </Field>
+            <Field label={v.status === "pending" ? "Expires" : "Expiry"}>
+              {v.status === "pending" ? <Countdown until={v.expiresAt.toISOString()} /> : <LocalTime at={v.expiresAt.toISOString()} />}
+            </Field>
+            {v.decidedAt && (
+              <Field label="Decided">
+                <Ago at={v.decidedAt.toISOString()} />
+              </Field>
+            )}
+          </dl>
 
-        <section aria-labelledby="policy-h" className="rounded border border-slate-200 bg-white p-4">
-          <h2 id="policy-h" className="mb-1 text-sm font-semibold">
-            Policy: {v.policy.name}
-          </h2>
-          <p className="text-sm">
-            Needs {v.policy.quorum} approval{v.policy.quorum > 1 ? "s" : ""} from: {v.policy.roles.join(", ")} · lives{" "}
-            {Math.round(v.policy.ttlSeconds / 60)} min · {v.approvals} of {v.policy.quorum} so far
-          </p>
-        </section>
-
-        <section aria-labelledby="reviews-h" className="rounded border border-slate-200 bg-white p-4">
-          <h2 id="reviews-h" className="mb-2 text-sm font-semibold">
-            Reviews
-          </h2>
-          {v.reviews.length === 0 ? (
-            <p className="text-sm text-slate-600">No reviews yet.</p>
-          ) : (
-            <ul className="flex flex-col gap-2 text-sm">
-              {v.reviews.map((r) => (
-                <li key={r.email}>
-                  <span className="font-medium">{r.email}</span> {r.decision === "approve" ? "approved" : "denied"} <Ago at={r.at.toISOString()} />
-                  {r.reason && <p className="whitespace-pre-wrap break-words text-slate-700">“{r.reason}”</p>}
-                </li>
-              ))}
-            </ul>
+          {shown.fields.summary && (
+            // Agent-written: boxed, labelled and scrolled inside its own box, so
+            // no line of it can pass for the page's own text.
+            <section aria-labelledby="summary-h" className="rounded border-2 border-dashed border-amber-500 bg-amber-50 p-4" data-testid="summary">
+              <h2 id="summary-h" className="mb-1 text-sm font-semibold">
+                Summary written by the agent (untrusted: not checked by Countersign)
+              </h2>
+              <div className="max-h-60 overflow-auto whitespace-pre-wrap break-words border-l-4 border-amber-400 bg-white/60 pl-3 font-serif italic">
+                <RevealedText value={shown.fields.summary} />
+              </div>
+            </section>
           )}
-          {v.decidedBy.length > 0 && (
-            <p className="mt-2 text-sm" data-testid="decided-by">
-              Decided by: {v.decidedBy.join(", ")}
+
+          <section aria-labelledby="digest-h" className="rounded border border-slate-200 bg-white p-4">
+            <div className="mb-1 flex items-center justify-between">
+              <h2 id="digest-h" className="text-sm font-semibold">
+                Argument digest
+              </h2>
+              {v.argsDigest && <CopyButton text={v.argsDigest} label="Copy digest" />}
+            </div>
+            {v.argsDigest ? (
+              <p className="break-all font-mono text-sm" data-testid="args-digest">
+                {v.argsDigest}
+              </p>
+            ) : (
+              <p className="text-sm text-slate-600" data-testid="args-digest-hidden">
+                Hidden: these arguments hold redacted values and were not salted, so their digest could reveal them. Only reviewers who may decide
+                this request, and admins, see it.
+              </p>
+            )}
+          </section>
+
+          <section aria-labelledby="args-h" className="rounded border border-slate-200 bg-white p-4">
+            <h2 id="args-h" className="mb-2 text-sm font-semibold">
+              Arguments (secrets and personal data redacted)
+            </h2>
+            <JsonTree approvalId={v.id} root={shown.args} />
+          </section>
+
+          <section aria-labelledby="policy-h" className="rounded border border-slate-200 bg-white p-4">
+            <h2 id="policy-h" className="mb-1 text-sm font-semibold">
+              Policy: {v.policy.name}
+            </h2>
+            <p className="text-sm">
+              Needs {v.policy.quorum} approval{v.policy.quorum > 1 ? "s" : ""} from: {v.policy.roles.join(", ")} · lives{" "}
+              {humanSeconds(v.policy.ttlSeconds)} · {v.approvals} of {v.policy.quorum} so far
             </p>
-          )}
-        </section>
+          </section>
 
-        <section aria-label="Your decision" className="rounded border border-slate-200 bg-white p-4">
-          {v.canReview ? (
-            <ReviewForm approvalId={v.id} destructive={v.effects === "destructive"} submitReview={submitReview} />
-          ) : (
-            <p className="text-sm text-slate-700" data-testid="why-not">
-              {v.whyNot}
-            </p>
-          )}
-        </section>
+          <section aria-labelledby="reviews-h" className="rounded border border-slate-200 bg-white p-4">
+            <h2 id="reviews-h" className="mb-2 text-sm font-semibold">
+              Reviews
+            </h2>
+            {v.reviews.length === 0 ? (
+              <p className="text-sm text-slate-600">No reviews yet.</p>
+            ) : (
+              <ul className="flex flex-col gap-2 text-sm">
+                {v.reviews.map((r) => (
+                  <li key={r.email}>
+                    <span className="font-medium">{r.email}</span>
+                    {r.mine && " (you)"} {r.decision === "approve" ? "approved" : "denied"} <Ago at={r.at.toISOString()} />
+                    {r.reason && <p className="whitespace-pre-wrap break-words text-slate-700">“{r.reason}”</p>}
+                  </li>
+                ))}
+              </ul>
+            )}
+            {v.decidedBy.length > 0 && (
+              <p className="mt-2 text-sm" data-testid="decided-by">
+                Decided by: {v.decidedBy.join(", ")}
+              </p>
+            )}
+          </section>
+        </div>
       </main>
     </>
   );

@@ -10,7 +10,7 @@ import { CompactSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } fro
 import { afterAll, beforeAll, expect } from "vitest";
 import { argsDigest } from "../../digest/args-digest";
 import { generateWebhookSecret, verifyWebhook, webhookHeadersFrom } from "../../webhooks/standard-webhooks";
-import { CountersignClient, CountersignError, type ApprovalState, type ReceiptPayload } from "../index";
+import { CountersignClient, CountersignError, type ApprovalState, type ReceiptPayload, type Review } from "../index";
 
 export const SLUG = "payments";
 export const TOKEN = "cs_test_token";
@@ -66,10 +66,23 @@ const SCRIPTED: Record<string, [number, unknown, Record<string, string>?]> = {
   "script.not-json": [415, { error: "invalid-request" }],
 };
 
-export function decide(id: string, status: "approved" | "denied" | "expired", by: string[] = ["rev@example.com"]) {
+/** Decides a request; its votes default to one per decider (a denial's reason: "not today"). */
+export function decide(
+  id: string,
+  status: "approved" | "denied" | "expired",
+  by: string[] = ["rev@example.com"],
+  reviews: Review[] = status === "expired"
+    ? []
+    : by.map((who) => ({
+        by: who,
+        vote: status === "approved" ? "approve" : "deny",
+        reason: status === "approved" ? null : "not today",
+        at: new Date().toISOString(),
+      })),
+) {
   const stored = approvals.get(id);
   if (!stored) throw new Error(`no approval ${id}`);
-  stored.state = { ...stored.state, status, decided_at: new Date().toISOString(), decided_by: by };
+  stored.state = { ...stored.state, status, decided_at: new Date().toISOString(), decided_by: by, reviews };
   for (const wake of stored.waiters.splice(0)) wake();
 }
 
@@ -95,7 +108,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     const data = event.data;
     const scripted = SCRIPTED[data.tool];
     if (scripted) return send(res, scripted[0], scripted[1], scripted[2]);
-    // Salted as Countersign does it (§19) when the request carries a salt.
+    // Salted as Countersign does it (docs/security.md) when the request carries a salt.
     const digest = argsDigest(data.arguments, data.args_salt);
     if (data.args_digest !== undefined && data.args_digest !== digest) {
       return send(res, 422, { error: "digest-mismatch" });
@@ -131,6 +144,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
         expires_at,
         decided_at: null,
         decided_by: [],
+        reviews: [],
         consumed: false,
       },
     });
@@ -202,6 +216,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
         decided_by: s.decided_by,
         decided_at: s.decided_at,
         consumed_at: payload.consumed_at,
+        reviews: s.reviews,
         receipt,
       });
     }

@@ -1,7 +1,9 @@
-// GET /api/approvals/{id}/arguments?path=3.0&from=50[&part=key]: the next page
-// of a request's arguments for the decision page's "Show more" buttons. The
-// session is checked by withSession, then who may see the request (404 as for
-// an unknown id); the answer is display data, already revealed (lib/display).
+// GET /api/approvals/{id}/arguments for the decision page's arguments viewer:
+// ?path=3.0&from=50[&part=key] the next page (Show more / Show all), ?q=text
+// the matches of a search over all the arguments, ?format=canonical the raw
+// canonical JSON. The session is checked by withSession, then who may see the
+// request (404 as for an unknown id); the answer is display data from the
+// redacted arguments, already revealed (lib/display).
 import { withSession } from "@/lib/auth/guards";
 import type { CurrentUser } from "@/lib/auth/current-user";
 import { argumentsPage, argumentsQuerySchema } from "@/lib/display/argument-pages";

@@ -1,4 +1,4 @@
-// POST /api/v1/webhooks/{service_slug}: a service asks for approval (CONTRACT §3).
+// POST /api/v1/webhooks/{service_slug}: a service asks for approval (docs/api.md).
 // The whole pipeline (service, size cap, signature, rate limit, schema, ingest,
 // refusal tally) is lib/approvals/receive-webhook.ts; withWebhook hands it the
 // raw request and answers its result.

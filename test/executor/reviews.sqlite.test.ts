@@ -1,0 +1,3 @@
+import { reviewsSuite } from "./reviews.suite";
+
+reviewsSuite("sqlite");

@@ -1,0 +1,3 @@
+import { queueFeaturesSuite } from "./queue-features.suite";
+
+queueFeaturesSuite("sqlite");

@@ -1,0 +1,3 @@
+import { queueScaleSuite } from "./queue-scale.suite";
+
+queueScaleSuite("sqlite");

@@ -1,0 +1,3 @@
+import { neighboursSuite } from "./neighbours.suite";
+
+neighboursSuite("sqlite");
