@@ -17,7 +17,7 @@ function expectedDigest(text: string): string {
 }
 
 /**
- * Shared vectors. clients/python/test_countersign.py hard-codes the same inputs
+ * Shared vectors. clients/python/test_digest.py hard-codes the same inputs
  * and the digests printed by this implementation: keep the two files in step.
  */
 const SHARED_VECTORS: { name: string; value: Record<string, unknown>; jcs: string }[] = [
@@ -223,7 +223,7 @@ describe("salted argsDigest (docs/security.md)", () => {
       expect(argsDigest(vector.value, SALT)).toBe(independent(vector.value, SALT));
       expect(argsDigest(vector.value, SALT)).toBe(expectedDigest(`${SALT}.${vector.jcs}`));
     }
-    // Printed once by python3's hashlib; clients/python/test_countersign.py hard-codes the same.
+    // Printed once by python3's hashlib; clients/python/test_digest.py hard-codes the same.
     expect(argsDigest({ account: "AC-1", amount: 10 }, SALT)).toBe("sha256:b0b3c4ecfeab4782474fa5d87626b3f1aefce1c45c4e464c3c6982423aa49061");
   });
 

@@ -1,0 +1,98 @@
+"""Countersign client for agent services (executors), standard library only.
+
+Requires Python 3.11 or later and no third-party package. It offers the same
+calls as the TypeScript client in ``lib/client``:
+
+* ``args_digest(arguments, salt=None)`` / ``canonical_json(value)`` -- the
+  digest of docs/api.md (RFC 8785, JSON Canonicalization Scheme), salted as it says
+  (``new_args_salt()``, ``is_args_salt()``);
+* ``sign_webhook`` / ``sign_webhook_headers`` / ``verify_webhook`` /
+  ``generate_webhook_secret`` -- Standard Webhooks, strict verification;
+* ``CountersignClient`` with ``request_approval``, ``get_approval``,
+  ``wait_for_decision``, ``consume``, ``cancel`` -- sections 3 and 4;
+* ``verify_callback`` -- section 5;
+* ``denial_reason(result)`` -- why a request was denied, from the ``reviews``
+  (every vote, in order: ``{"by", "vote", "reason", "at"}``) that the state
+  and consume answers and the callback carry;
+* receipts: ``decode_receipt``, ``check_receipt_binding`` and
+  ``verify_receipt``;
+* ``ApprovalPort`` / ``PortDecision`` -- the approval port for Python
+  executors: request, wait, consume once, verify the receipt, allow or deny,
+  failing closed.
+
+The package is split by concern; import from ``countersign`` itself, the
+submodules are an implementation detail:
+
+* ``errors`` -- ``CountersignError``, ``CanonicalJsonError``, the error codes;
+* ``digest`` -- canonical JSON, ``args_digest`` and salts (with the notes on
+  numbers in arguments);
+* ``webhooks`` -- Standard Webhooks signing and verification;
+* ``http_client`` / ``http_answers`` -- ``CountersignClient`` and its HTTP
+  plumbing;
+* ``callbacks`` -- ``verify_callback``;
+* ``reviews`` -- ``denial_reason``;
+* ``receipts`` -- receipts, and why Ed25519 is yours to supply;
+* ``approval_port`` -- the approval port, which checks receipt signatures
+  with ``ed25519_verify``, a pure-Python Ed25519 verifier (also usable as
+  ``verify_receipt(jws, jwks, ed25519_verify)``).
+"""
+
+from __future__ import annotations
+
+from ._ed25519 import ed25519_verify
+from .approval_port import ApprovalPort, PortDecision
+from .callbacks import verify_callback
+from .digest import args_digest, canonical_json, is_args_salt, new_args_salt
+from .errors import CONTRACT_ERROR_CODES, CanonicalJsonError, CountersignError
+from .http_answers import MAX_WAIT_SECONDS, MAX_WEBHOOK_BODY_BYTES
+from .http_client import CountersignClient
+from .receipts import check_receipt_binding, decode_receipt, verify_receipt
+from .reviews import denial_reason
+from .webhooks import (
+    WEBHOOK_TOLERANCE_SECONDS,
+    VerifyResult,
+    decode_webhook_secret,
+    generate_webhook_id,
+    generate_webhook_secret,
+    sign_webhook,
+    sign_webhook_headers,
+    verify_webhook,
+)
+
+# Public names of the single-module client that were never in __all__: still
+# importable from here, so nothing that used them breaks.
+from .digest import ARGS_SALT_BYTES as ARGS_SALT_BYTES
+from .errors import CLIENT_ERROR_CODES as CLIENT_ERROR_CODES
+from .http_answers import parse_retry_after as parse_retry_after
+from .receipts import Ed25519Verify as Ed25519Verify
+from .webhooks import WEBHOOK_SECRET_PREFIX as WEBHOOK_SECRET_PREFIX
+
+# The names of the single-module client, in the same order, after the approval port.
+__all__ = [
+    "ApprovalPort",
+    "PortDecision",
+    "ed25519_verify",
+    "CONTRACT_ERROR_CODES",
+    "CanonicalJsonError",
+    "CountersignClient",
+    "CountersignError",
+    "MAX_WAIT_SECONDS",
+    "MAX_WEBHOOK_BODY_BYTES",
+    "VerifyResult",
+    "WEBHOOK_TOLERANCE_SECONDS",
+    "args_digest",
+    "canonical_json",
+    "is_args_salt",
+    "new_args_salt",
+    "check_receipt_binding",
+    "decode_receipt",
+    "decode_webhook_secret",
+    "denial_reason",
+    "generate_webhook_id",
+    "generate_webhook_secret",
+    "sign_webhook",
+    "sign_webhook_headers",
+    "verify_callback",
+    "verify_receipt",
+    "verify_webhook",
+]
