@@ -1,4 +1,4 @@
-/** Reading the reviewers' votes that consume answers and callbacks carry (CONTRACT §16). */
+/** Reading the reviewers' votes that consume answers and callbacks carry (docs/api.md). */
 import type { Review } from "./types";
 
 /**
