@@ -50,6 +50,14 @@ const upperLayers = {
     },
   ],
 };
+const repositoryModules = {
+  patterns: [
+    {
+      regex: "^(@/|(\\.\\./)+)(lib|app|components|scripts)(/|$)",
+      message: "packages/ are published on their own: import other packages by name, never the app's files (docs/architecture.md).",
+    },
+  ],
+};
 function restrict(...rules) {
   return {
     "no-restricted-imports": ["error", { paths: rules.flatMap((r) => r.paths ?? []), patterns: rules.flatMap((r) => r.patterns ?? []) }],
@@ -72,6 +80,7 @@ export default defineConfig(
       ".tmp/",
       "bench/tmp/",
       "lib/db/generated/",
+      "packages/*/dist/",
       "clients/python/",
       "test-results/",
       "playwright-report/",
@@ -126,5 +135,9 @@ export default defineConfig(
   {
     files: authWiringFiles,
     rules: restrict(reactModules, upperLayers),
+  },
+  {
+    files: ["packages/*/src/**"],
+    rules: restrict(nextModules, reactModules, repositoryModules),
   },
 );

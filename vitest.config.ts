@@ -12,7 +12,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["test/**/*.test.ts", "lib/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "lib/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     environment: "node",
     setupFiles: ["test/setup-env.ts"],
     globalSetup: ["test/global-setup.ts"],

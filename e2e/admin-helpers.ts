@@ -4,7 +4,7 @@
 // session's cookies.
 import { randomUUID } from "node:crypto";
 import { expect, test, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page, type Route } from "@playwright/test";
-import type { CountersignClient } from "../lib/client";
+import type { CountersignClient } from "@countersign/client";
 import { E2E } from "./config";
 import { adminCli, createUser, signIn, tag, type TestUser } from "./helpers";
 

@@ -2,7 +2,7 @@
 // server-side for a non-admin, and credentials shown once, working, and
 // rotated.
 import { expect, test } from "@playwright/test";
-import { CountersignError } from "../lib/client";
+import { CountersignError } from "@countersign/client";
 import {
   captureAction,
   clientFor,

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { expect, type Page } from "@playwright/test";
-import { CountersignClient } from "../lib/client";
+import { CountersignClient } from "@countersign/client";
 import { E2E } from "./config";
 
 export type TestUser = { email: string; password: string };
@@ -63,7 +63,7 @@ export function createUser({ roles = [] as readonly string[], prefix = "user" } 
 /** A short random tag that keeps names made by one test apart from another's. */
 export const tag = () => randomBytes(4).toString("hex");
 
-/** An executor client (lib/client) for a service the admin CLI made. */
+/** An executor client (@countersign/client) for a service the admin CLI made. */
 export function clientFor(s: { slug: string; webhook_secret: string | string[]; api_token: string }): CountersignClient {
   return new CountersignClient({ baseUrl: E2E.appUrl, serviceSlug: s.slug, webhookSecret: s.webhook_secret, apiToken: s.api_token });
 }

@@ -1,12 +1,12 @@
 // Shared steps of the review browser tests (e2e/review-*.spec.ts): reviewers
 // signed in in their own browser contexts, a service and requests sent over
-// real HTTP with the executor client (lib/client), the reviews stored, and the
+// real HTTP with the executor client (@countersign/client), the reviews stored, and the
 // queue page's sections.
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { expect, type Browser, type BrowserContext, type Locator, type Page } from "@playwright/test";
-import type { CountersignClient } from "../lib/client";
+import type { CountersignClient } from "@countersign/client";
 import { E2E } from "./config";
 import { createUser, e2eEnv, newService, signIn, type TestUser } from "./helpers";
 

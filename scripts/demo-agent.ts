@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { CountersignClient } from "@/lib/client";
+import { CountersignClient } from "@countersign/client";
 
 const demoFile = z.object({ service: z.object({ slug: z.string(), webhook_secret: z.string(), api_token: z.string() }) });
 

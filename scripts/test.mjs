@@ -1,6 +1,6 @@
-// `npm test`: every test, in order: lint (including the layer rules in
-// eslint.config.mjs) and the format check first, as they are the quickest to
-// fail; then type check, a production build (the integration tests run
+// `npm test`: every test, in order: the workspace packages compiled, then
+// lint (including the layer rules in eslint.config.mjs) and the format check,
+// as they are the quickest to fail; then type check, a production build (the integration tests run
 // against it), Vitest (unit, and integration over real HTTP on real SQLite,
 // and PostgreSQL when PG_TEST_URL is set), then Playwright in Debian's
 // Chromium against the built app. `npm test -- lint format` runs only those.
@@ -22,6 +22,8 @@ if (!process.env.PG_TEST_URL) {
 
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 const steps = [
+  // The app and the tests import the workspace packages from their built dist/.
+  ["packages", ["scripts/build-packages.mjs"]],
   ["lint", ["node_modules/eslint/bin/eslint.js", "--max-warnings", "0", "."]],
   ["format", ["node_modules/prettier/bin/prettier.cjs", "--check", "--log-level", "warn", "."]],
   ["type check", ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]],

@@ -159,6 +159,19 @@ class ClientPlumbingTests(unittest.TestCase):
             self.assertEqual(sorted(body), ["args_digest", "call_id", "run_id", "tool"])
             self.assertEqual(body["args_digest"], expected)
 
+    def test_from_env_reads_the_four_variables_and_names_the_missing_ones(self):
+        env = {
+            "COUNTERSIGN_URL": "http://127.0.0.1:9",
+            "COUNTERSIGN_SLUG": "billing",
+            "COUNTERSIGN_WEBHOOK_SECRET": WEBHOOK_SECRET,
+            "COUNTERSIGN_API_TOKEN": "cs_tok_x",
+        }
+        client = cs.CountersignClient.from_env(env)
+        self.assertEqual((client.base_url, client.service_slug), ("http://127.0.0.1:9", "billing"))
+        with self.assertRaises(ValueError) as caught:
+            cs.CountersignClient.from_env({"COUNTERSIGN_URL": "http://127.0.0.1:9", "COUNTERSIGN_SLUG": "billing"})
+        self.assertEqual(str(caught.exception), "Countersign client: set COUNTERSIGN_WEBHOOK_SECRET, COUNTERSIGN_API_TOKEN")
+
     def test_error_codes(self):
         with self.assertRaises(cs.CountersignError) as ctx:
             self.client(webhook_secret=cs.generate_webhook_secret()).request_approval(

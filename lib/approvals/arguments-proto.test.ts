@@ -3,7 +3,7 @@
 // digest, the redactor and the JSON stored as the redacted copy.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { argsDigest } from "../digest/args-digest";
+import { argsDigest } from "@countersign/client";
 import { parseJsonBody } from "../http/parse-json";
 import { compileRedactor } from "../redaction/redactor";
 import { approvalRequestedSchema } from "./schemas";

@@ -6,7 +6,7 @@ import "server-only";
 import { db, type Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
-import { argsDigest } from "../digest/args-digest";
+import { argsDigest } from "@countersign/client";
 import { AppError } from "../errors";
 import { newId } from "../ids";
 import { requesterKey } from "../identity/requester-key";

@@ -13,7 +13,7 @@ import { parseJsonBody } from "../http/parse-json";
 import { hitRateLimit } from "../rate-limit";
 import { findServiceForWebhook } from "../services/service-secrets";
 import { slugSchema } from "../services/schemas";
-import { verifyWebhook, webhookHeadersFrom } from "../webhooks/standard-webhooks";
+import { verifyWebhook, webhookHeadersFrom } from "@countersign/client";
 import { approvalRequestedSchema } from "./schemas";
 import { ingestApproval } from "./ingest-approval";
 import { recordWebhookRejection } from "./record-rejection";

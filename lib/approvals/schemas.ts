@@ -5,7 +5,7 @@ import { z } from "zod";
 import { EFFECTS } from "../policies/match-policy";
 // One longest lifetime for a request, whether a policy or the caller (expires_in) sets it.
 import { MAX_TTL_SECONDS } from "../policies/schemas";
-import { ARGS_SALT_PATTERN, isArgsSalt } from "../digest/args-digest";
+import { ARGS_SALT_PATTERN, isArgsSalt } from "@countersign/client";
 import { normalizeEmailAddress } from "../identity/requester-key";
 import { findSecret } from "../redaction";
 

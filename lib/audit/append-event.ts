@@ -12,7 +12,7 @@ import { createSecretKey, type KeyObject } from "node:crypto";
 import { env } from "../env";
 import { newId } from "../ids";
 import type { Tx } from "../db/client";
-import { canonicalJson } from "../digest/args-digest";
+import { canonicalJson } from "@countersign/client";
 import { eventHash, type ChainedEvent } from "./chain";
 import { auditDataSchema, type AuditInput } from "./events";
 

@@ -2,7 +2,7 @@
 // generic canonicalizer writes: every hash already stored depends on it.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../digest/args-digest";
+import { canonicalJson } from "@countersign/client";
 import { encodeEvent, eventHash, type ChainedEvent } from "./chain";
 
 const generic = (ev: ChainedEvent) =>

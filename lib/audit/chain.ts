@@ -1,7 +1,7 @@
 // The hash chain itself, pure: how an event is encoded and hashed. Shared by
 // the append path and by `audit verify`, so the two can never disagree.
 import { createHmac, type KeyObject } from "node:crypto";
-import { canonicalJson } from "../digest/args-digest";
+import { canonicalJson } from "@countersign/client";
 
 export const GENESIS_HASH = "0".repeat(64);
 

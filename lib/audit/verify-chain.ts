@@ -12,7 +12,7 @@ import { utcIso, withReadSnapshot } from "../db/read-snapshot";
 import { env } from "../env";
 import { currentSigningKey } from "../receipts/signing-keys";
 import { eventHash, GENESIS_HASH, type ChainedEvent } from "./chain";
-import { canonicalJson } from "../digest/args-digest";
+import { canonicalJson } from "@countersign/client";
 
 // 10,000 events are a few MB: large batches keep the per-query cost out of
 // the per-event cost (`audit verify` checks 100,000 events in about 2 s).

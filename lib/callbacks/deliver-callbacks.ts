@@ -8,7 +8,7 @@ import { db } from "../db/client";
 import { env } from "../env";
 import { newId } from "../ids";
 import { errorFields, log } from "../log";
-import { signWebhook, unixNow } from "../webhooks/standard-webhooks";
+import { signWebhook, unixNow } from "@countersign/client";
 import { callbackSecretOf } from "../services/service-secrets";
 import { isShuttingDown, shutdownSignal } from "../shutdown";
 import { callbackTargetPolicy, resolveCallbackTarget, type TargetCheck } from "./callback-target";

@@ -8,7 +8,7 @@ import { db } from "../db/client";
 import { addUser } from "../users/add-user";
 import { createService, type CreatedService } from "../services/manage-services";
 import { setPolicy } from "../policies/set-policy";
-import { CountersignClient } from "../client";
+import { CountersignClient } from "@countersign/client";
 
 export const DEMO_USERS = {
   admin: { email: "admin@example.com", name: "Demo Admin", roles: ["admin", "reviewer"] },

@@ -140,6 +140,6 @@ export function buildOpenApi(serverUrl: string) {
 }
 
 /** The contract's error codes (one list, shared with the client); the test checks each is described. */
-export { CONTRACT_ERROR_CODES } from "../client/errors";
+export { CONTRACT_ERROR_CODES } from "@countersign/client";
 
 export { ERROR_STATUS };

@@ -2,9 +2,9 @@
 // docs/api.md, offline-verifiable with the published JWKS.
 import "server-only";
 import { CompactSign } from "jose";
-import { canonicalJson } from "../digest/args-digest";
+import { canonicalJson } from "@countersign/client";
 import type { ActiveKey } from "./signing-keys";
-import type { ReceiptPayload } from "../client/types";
+import type { ReceiptPayload } from "@countersign/client";
 
 /** The signed fields: the client's wire type of docs/api.md, so signer and verifier share one definition. */
 export type ReceiptClaims = ReceiptPayload;

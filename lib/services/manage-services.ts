@@ -9,7 +9,7 @@ import type { Actor } from "../audit/events";
 import { encryptSecret, tokenHash } from "../crypto/at-rest";
 import { AppError } from "../errors";
 import { newId, newToken } from "../ids";
-import { generateWebhookSecret } from "../webhooks/standard-webhooks";
+import { generateWebhookSecret } from "@countersign/client";
 import { callbackUrlSchema, slugSchema } from "./schemas";
 import { PURPOSE } from "./service-secrets";
 import { callbackTargetPolicy, checkCallbackUrlOnSave } from "../callbacks/callback-target";

@@ -8,7 +8,7 @@ import { db, Prisma } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { newId } from "@/lib/ids";
 import { requesterKey } from "@/lib/identity/requester-key";
-import { argsDigest, canonicalJson } from "@/lib/digest/args-digest";
+import { argsDigest, canonicalJson } from "@countersign/client";
 import { eventHash, type ChainedEvent } from "@/lib/audit/chain";
 import { auditDataSchema } from "@/lib/audit/events";
 import { loadPolicies } from "@/lib/policies/load-policies";

@@ -26,7 +26,7 @@ import { ingestApproval } from "@/lib/approvals/ingest-approval";
 import { approvalRequestedSchema } from "@/lib/approvals/schemas";
 import { recordReview } from "@/lib/reviews/record-review";
 import { verifyChain } from "@/lib/audit/verify-chain";
-import { signWebhookHeaders, unixNow } from "@/lib/webhooks/standard-webhooks";
+import { signWebhookHeaders, unixNow } from "@countersign/client";
 import { queueSeed, seedAudit } from "./bulk-seed";
 import { SERVICES, realisticEvent } from "./traffic";
 

@@ -30,7 +30,7 @@ export function decisionPageSuite(provider: Provider) {
   describe.runIf(app)(`decision page display and bounds (${provider})`, () => {
     const base = app?.baseUrl ?? "";
     let f: typeof import("../helpers/fixtures");
-    let client: import("@/lib/client").CountersignClient;
+    let client: import("@countersign/client").CountersignClient;
     let reviewerCookie = "";
     let outsiderCookie = "";
     let bigId = "";
@@ -47,7 +47,7 @@ export function decisionPageSuite(provider: Provider) {
     beforeAll(async () => {
       f = await import("../helpers/fixtures");
       const { addUser } = await import("@/lib/users/add-user");
-      const { CountersignClient } = await import("@/lib/client");
+      const { CountersignClient } = await import("@countersign/client");
       const service = await f.makeService();
       serviceSlug = service.slug;
       client = new CountersignClient({

@@ -65,7 +65,7 @@ describe("callback outbox across a restart", () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(received).toHaveLength(1);
 
-    const { verifyCallback } = await import("@/lib/client");
+    const { verifyCallback } = await import("@countersign/client");
     const event = verifyCallback({
       secret: created.callback_secret,
       headers: { id: received[0]!.id, timestamp: received[0]!.headers.ts!, signature: received[0]!.headers.sig! },

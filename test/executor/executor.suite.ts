@@ -12,7 +12,7 @@ export function executorSuite(provider: Provider) {
     const base = app?.baseUrl ?? "";
     let f: typeof import("../helpers/fixtures");
     let recordReview: typeof import("@/lib/reviews/record-review").recordReview;
-    let client: typeof import("@/lib/client");
+    let client: typeof import("@countersign/client");
     let db: import("@/lib/db/client").Db;
     let svc: Awaited<ReturnType<typeof f.makeService>>;
     let other: Awaited<ReturnType<typeof f.makeService>>;
@@ -21,7 +21,7 @@ export function executorSuite(provider: Provider) {
     beforeAll(async () => {
       f = await import("../helpers/fixtures");
       ({ recordReview } = await import("@/lib/reviews/record-review"));
-      client = await import("@/lib/client");
+      client = await import("@countersign/client");
       db = (await import("@/lib/db/client")).db();
       svc = await f.makeService();
       other = await f.makeService();

@@ -13,8 +13,8 @@ describe("Python client (live, sqlite)", () => {
   it.runIf(app)("runs a whole approval and cannot consume twice", async () => {
     const f = await import("../helpers/fixtures");
     const { recordReview } = await import("@/lib/reviews/record-review");
-    const { verifyReceipt } = await import("@/lib/client");
-    const { argsDigest } = await import("@/lib/digest/args-digest");
+    const { verifyReceipt } = await import("@countersign/client");
+    const { argsDigest } = await import("@countersign/client");
     const svc = await f.makeService();
     const reviewer = await f.makeUser(["reviewer"]);
 

@@ -1,14 +1,15 @@
 // `pip install ./clients/python` into a fresh virtual environment, offline
 // (build dependencies come from the machine's local package mirror), then the
-// approval port's tests and a live approval run with the installed package,
-// from a directory outside the repository.
+// approval port's tests, a live approval run and the README's example with
+// the installed package, from a directory outside the repository.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { appFor } from "../helpers/app";
 import { resultOf, runPortCheck } from "../helpers/python-port";
+import { approvalIdIn, codeBlock, runLines } from "../helpers/tarball-project";
 
 const source = resolve("clients/python");
 const work = mkdtempSync(join(tmpdir(), "countersign-pip-"));
@@ -67,4 +68,33 @@ describe("Python package, installed with pip", () => {
     expect(String(resultOf(events, "approve").package).startsWith(join(work, "venv"))).toBe(true);
     expect(resultOf(events, "timeout")).toMatchObject({ allowed: false, code: "timeout" });
   });
+
+  it.runIf(app)(
+    "runs the README's example unchanged with the installed package: approved, then denied with the reason",
+    { timeout: 60_000 },
+    async () => {
+      const f = await import("../helpers/fixtures");
+      const { recordReview } = await import("@/lib/reviews/record-review");
+      const reviewer = await f.makeUser(["reviewer"]);
+      writeFileSync(join(outside, "readme_example.py"), codeBlock(join(source, "README.md"), "python"));
+
+      async function runExample(decision: "approve" | "deny", reason: string) {
+        const svc = await f.makeService();
+        const exampleEnv = {
+          ...env,
+          COUNTERSIGN_URL: app!.baseUrl,
+          COUNTERSIGN_SLUG: svc.slug,
+          COUNTERSIGN_WEBHOOK_SECRET: svc.webhook_secret,
+          COUNTERSIGN_API_TOKEN: svc.api_token,
+        };
+        return runLines(python, ["readme_example.py"], { cwd: outside, env: exampleEnv }, async (line) => {
+          const id = approvalIdIn(line);
+          if (id) await recordReview(reviewer.id, { approvalId: id, decision, reason });
+        });
+      }
+
+      expect((await runExample("approve", "ticket 9")).at(-1)).toBe("refunded 10 on A-1");
+      expect((await runExample("deny", "wrong order")).at(-1)).toBe("not run (denied): denied: wrong order");
+    },
+  );
 });

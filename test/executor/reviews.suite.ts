@@ -16,7 +16,7 @@ export function reviewsSuite(provider: Provider) {
     const base = app?.baseUrl ?? "";
     let f: typeof import("../helpers/fixtures");
     let recordReview: typeof import("@/lib/reviews/record-review").recordReview;
-    let client: typeof import("@/lib/client");
+    let client: typeof import("@countersign/client");
     let db: import("@/lib/db/client").Db;
     let svc: Awaited<ReturnType<typeof f.makeService>>;
     let callbackSecret: string;
@@ -29,7 +29,7 @@ export function reviewsSuite(provider: Provider) {
     beforeAll(async () => {
       f = await import("../helpers/fixtures");
       ({ recordReview } = await import("@/lib/reviews/record-review"));
-      client = await import("@/lib/client");
+      client = await import("@countersign/client");
       db = (await import("@/lib/db/client")).db();
       receiver = createServer((req, res) => {
         let body = "";

@@ -129,7 +129,7 @@ export function attackSuite(provider: Provider) {
 
     describe("hostile webhook bodies", () => {
       const send = async (body: string | Uint8Array) => {
-        const { signWebhook, unixNow } = await import("@/lib/webhooks/standard-webhooks");
+        const { signWebhook, unixNow } = await import("@countersign/client");
         const id = `msg_${randomUUID()}`;
         const ts = unixNow();
         const bytes = typeof body === "string" ? Buffer.from(body) : Buffer.from(body);

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { generateSecrets } from "@/lib/local-secrets";
-import { signWebhookHeaders } from "@/lib/webhooks/standard-webhooks";
+import { signWebhookHeaders } from "@countersign/client";
 import { useFreshDatabase } from "../helpers/databases";
 import { startAppServer, type AppServer } from "../helpers/app-server";
 import { freePort } from "../helpers/ports";

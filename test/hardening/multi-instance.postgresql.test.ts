@@ -104,7 +104,7 @@ describe.runIf(app?.secondBaseUrl)("two instances on one PostgreSQL database", (
   });
 
   it("shares one webhook replay store and one rate limit across instances", async () => {
-    const { signWebhook, unixNow } = await import("@/lib/webhooks/standard-webhooks");
+    const { signWebhook, unixNow } = await import("@countersign/client");
     const s = await f.makeService();
     const post = (base: string, id: string, body: string) => {
       const ts = unixNow();

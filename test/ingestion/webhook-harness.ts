@@ -5,7 +5,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect } from "vitest";
 import type { appFor } from "../helpers/app";
 import { createDb, type Db } from "@/lib/db/client";
-import { signWebhook, unixNow } from "@/lib/webhooks/standard-webhooks";
+import { signWebhook, unixNow } from "@countersign/client";
 import { createService } from "@/lib/services/manage-services";
 
 export type Sent = { status: number; body: Record<string, unknown>; headers: Headers };

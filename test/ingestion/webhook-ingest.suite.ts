@@ -4,8 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { appFor } from "../helpers/app";
 import type { Provider } from "../helpers/databases";
-import { argsDigest } from "@/lib/digest/args-digest";
-import { CountersignClient } from "@/lib/client";
+import { argsDigest } from "@countersign/client";
+import { CountersignClient } from "@countersign/client";
 import { callData, event, unique, useWebhookService } from "./webhook-harness";
 
 export function webhookIngestSuite(provider: Provider) {

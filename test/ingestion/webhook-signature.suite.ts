@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { appFor } from "../helpers/app";
 import type { Provider } from "../helpers/databases";
-import { signWebhook, unixNow } from "@/lib/webhooks/standard-webhooks";
+import { signWebhook, unixNow } from "@countersign/client";
 import { createService, disableService, finishRotation, rotateWebhookSecret } from "@/lib/services/manage-services";
 import { callData, event, unique, type Sent, useWebhookService } from "./webhook-harness";
 

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { appFor } from "../helpers/app";
 import type { Provider } from "../helpers/databases";
-import { argsDigest } from "@/lib/digest/args-digest";
+import { argsDigest } from "@countersign/client";
 import { bodyWith, callData, event, jcsDigest, salt, useWebhookService } from "./webhook-harness";
 
 function isPlainObject(v: unknown): boolean {

@@ -87,7 +87,7 @@ export function liveEventsSuite(provider: Provider) {
       expect(res.headers.get("cache-control")).toContain("no-transform");
       const stream = eventStream(res);
       const service = await f.makeService();
-      const { CountersignClient } = await import("@/lib/client");
+      const { CountersignClient } = await import("@countersign/client");
       const client = new CountersignClient({
         baseUrl: base,
         serviceSlug: service.slug,

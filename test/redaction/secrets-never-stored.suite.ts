@@ -12,7 +12,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { generateSecrets } from "@/lib/local-secrets";
-import { signWebhookHeaders } from "@/lib/webhooks/standard-webhooks";
+import { signWebhookHeaders } from "@countersign/client";
 import { type Provider, PG_TEST_URL, useFreshDatabase } from "../helpers/databases";
 import { startAppServer, type AppServer } from "../helpers/app-server";
 import { freePort } from "../helpers/ports";

@@ -132,7 +132,7 @@ export function visibilitySuite(provider: Provider) {
     });
 
     it("refuses a requested_by that is not an email address: 422 at data.requested_by, not echoed, nothing stored", async () => {
-      const { signWebhook, unixNow } = await import("@/lib/webhooks/standard-webhooks");
+      const { signWebhook, unixNow } = await import("@countersign/client");
       const service = await f.makeService();
       for (const requested_by of ["agent:billing-bot-SECRET", "ana", "Ana <>", "mailto:", "ana@localhost"]) {
         const run_id = `run-${randomBytes(6).toString("hex")}`;

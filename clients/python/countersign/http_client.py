@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
 import time
 import urllib.error
@@ -53,6 +54,19 @@ class CountersignClient:
         self._opener = urllib.request.build_opener(_NoRedirect)
         # Salt per (run_id, call_id) this client sent: a retry and a consume reuse it.
         self._salts: dict[tuple[str, str], str] = {}
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, timeout: float = 15.0) -> CountersignClient:
+        """A client configured by COUNTERSIGN_URL, COUNTERSIGN_SLUG, COUNTERSIGN_WEBHOOK_SECRET
+        and COUNTERSIGN_API_TOKEN (``os.environ`` by default); raises ``ValueError`` naming the
+        missing variables, never their values."""
+        source = os.environ if env is None else env
+        names = ("COUNTERSIGN_URL", "COUNTERSIGN_SLUG", "COUNTERSIGN_WEBHOOK_SECRET", "COUNTERSIGN_API_TOKEN")
+        missing = [name for name in names if not source.get(name)]
+        if missing:
+            raise ValueError(f"Countersign client: set {', '.join(missing)}")
+        url, slug, secret, token = (source[name] for name in names)
+        return cls(url, slug, secret, token, timeout=timeout)
 
     def _remember_salt(self, key: tuple[str, str], salt: str) -> None:
         self._salts.pop(key, None)

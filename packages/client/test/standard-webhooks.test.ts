@@ -8,7 +8,7 @@ import {
   verifyWebhook,
   webhookHeadersFrom,
   type WebhookHeaderValues,
-} from "./standard-webhooks";
+} from "../src/standard-webhooks.js";
 
 // Known-answer vector published with the Standard Webhooks specification.
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";

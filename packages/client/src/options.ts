@@ -1,5 +1,5 @@
 /** The options and inputs of the client's public calls (docs/api.md). */
-import type { ApprovalCreated, ApprovalRequestData, ConsumeBinding } from "./types";
+import type { ApprovalCreated, ApprovalRequestData, ConsumeBinding } from "./types.js";
 
 export interface CountersignClientOptions {
   /** Countersign's base URL, e.g. "https://countersign.example.com" (a path prefix is kept). */

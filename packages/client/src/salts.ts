@@ -2,7 +2,7 @@
  * The args salt (docs/security.md) a client sent per (run_id, call_id): a retry must send
  * the same salt to be a replay, and a consume binds to the digest made with it.
  */
-import { isArgsSalt, newArgsSalt } from "../digest/args-digest";
+import { isArgsSalt, newArgsSalt } from "./args-digest.js";
 
 /** Calls whose salt a client remembers; the oldest is forgotten past this. */
 const REMEMBERED_SALTS = 10_000;

@@ -1,8 +1,8 @@
 /** Verification of Countersign's outbound `approval.decided` callbacks (docs/api.md). */
-import { verifyWebhook, webhookHeadersFrom, type WebhookHeaderValues } from "../webhooks/standard-webhooks";
-import { CountersignError } from "./errors";
-import { checkApprovalDecidedEvent } from "./shape";
-import type { ApprovalDecidedEvent } from "./types";
+import { verifyWebhook, webhookHeadersFrom, type WebhookHeaderValues } from "./standard-webhooks.js";
+import { CountersignError } from "./errors.js";
+import { checkApprovalDecidedEvent } from "./shape.js";
+import type { ApprovalDecidedEvent } from "./types.js";
 
 /** The callback's headers: already picked out, a Fetch `Headers`, or a Node header record. */
 export type CallbackHeaders = WebhookHeaderValues | Headers | Record<string, string | string[] | undefined> | null | undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { argsDigest } from "../digest/args-digest";
-import { generateWebhookSecret, signWebhookHeaders, webhookHeadersFrom } from "../webhooks/standard-webhooks";
-import { CountersignError, verifyCallback } from "./index";
+import { argsDigest } from "../src/args-digest.js";
+import { generateWebhookSecret, signWebhookHeaders, webhookHeadersFrom } from "../src/standard-webhooks.js";
+import { CountersignError, verifyCallback } from "../src/index.js";
 
 describe("verifyCallback", () => {
   const event = {

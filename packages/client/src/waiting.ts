@@ -1,8 +1,8 @@
 /** Waiting for a decision: repeated long polls with back-off inside a time budget (docs/api.md). */
-import { CountersignError } from "./errors";
-import { abortedError } from "./http";
-import type { WaitForDecisionOptions } from "./options";
-import type { ApprovalState } from "./types";
+import { CountersignError } from "./errors.js";
+import { abortedError } from "./http.js";
+import type { WaitForDecisionOptions } from "./options.js";
+import type { ApprovalState } from "./types.js";
 
 /** Longest long-poll the contract allows, in seconds (docs/api.md). */
 export const MAX_WAIT_SECONDS = 30;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRetryAfter } from "./index";
+import { parseRetryAfter } from "../src/index.js";
 
 describe("parseRetryAfter", () => {
   it("reads delta-seconds and HTTP dates", () => {

@@ -11,7 +11,7 @@ import type {
   ReceiptPayload,
   RequestIssue,
   Review,
-} from "./types";
+} from "./types.js";
 
 type Json = Record<string, unknown>;
 

@@ -1,9 +1,9 @@
 /** The signed `approval.requested` webhook an executor sends (docs/api.md), with its salted digest (docs/security.md). */
-import { argsDigest } from "../digest/args-digest";
-import { generateWebhookId, signWebhookHeaders } from "../webhooks/standard-webhooks";
-import { CountersignError } from "./errors";
-import type { ApprovalRequestInput } from "./options";
-import type { ApprovalRequestedEvent } from "./types";
+import { argsDigest } from "./args-digest.js";
+import { generateWebhookId, signWebhookHeaders } from "./standard-webhooks.js";
+import { CountersignError } from "./errors.js";
+import type { ApprovalRequestInput } from "./options.js";
+import type { ApprovalRequestedEvent } from "./types.js";
 
 /** Largest inbound webhook body the contract accepts (docs/api.md). */
 export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;

@@ -1,4 +1,4 @@
-import type { RequestIssue } from "./types";
+import type { RequestIssue } from "./types.js";
 
 /** The error codes the contract's HTTP answers carry (docs/api.md). */
 export const CONTRACT_ERROR_CODES = [

@@ -1,8 +1,8 @@
 import { CompactSign, exportJWK, generateKeyPair, type JWK } from "jose";
 import { describe, expect, it } from "vitest";
-import { argsDigest } from "../digest/args-digest";
-import { decodeReceiptUnverified, verifyReceipt, type ReceiptPayload } from "./index";
-import { caught, fake, signReceipt, SLUG, useFakeCountersign } from "./testing/fake-countersign";
+import { argsDigest } from "../src/args-digest.js";
+import { decodeReceiptUnverified, verifyReceipt, type ReceiptPayload } from "../src/index.js";
+import { caught, fake, signReceipt, SLUG, useFakeCountersign } from "./fake-countersign.js";
 
 useFakeCountersign();
 

@@ -2,11 +2,11 @@
 // the callback carry them, the client checks their shape, and denialReason
 // reads why a call was denied.
 import { describe, expect, it } from "vitest";
-import { argsDigest } from "../digest/args-digest";
-import { generateWebhookSecret, signWebhookHeaders } from "../webhooks/standard-webhooks";
-import { denialReason, verifyCallback, type Review } from "./index";
-import { checkApprovalDecidedEvent, checkApprovalState, checkConsumeResult } from "./shape";
-import { client, decide, newCall, useFakeCountersign } from "./testing/fake-countersign";
+import { argsDigest } from "../src/args-digest.js";
+import { generateWebhookSecret, signWebhookHeaders } from "../src/standard-webhooks.js";
+import { denialReason, verifyCallback, type Review } from "../src/index.js";
+import { checkApprovalDecidedEvent, checkApprovalState, checkConsumeResult } from "../src/shape.js";
+import { client, decide, newCall, useFakeCountersign } from "./fake-countersign.js";
 
 useFakeCountersign();
 

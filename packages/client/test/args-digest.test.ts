@@ -3,7 +3,7 @@ import { createHash, randomBytes } from "node:crypto";
 import canonicalize from "canonicalize";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ARGS_DIGEST_PATTERN, CanonicalJsonError, argsDigest, canonicalJson, isArgsDigest, isArgsSalt, newArgsSalt } from "./args-digest";
+import { ARGS_DIGEST_PATTERN, CanonicalJsonError, argsDigest, canonicalJson, isArgsDigest, isArgsSalt, newArgsSalt } from "../src/args-digest.js";
 
 /** A double from its IEEE-754 bit pattern (as RFC 8785 lists its number samples). */
 function fromBits(hex: string): number {

@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { newArgsSalt } from "../digest/args-digest";
-import { caught, client, decide, fake, newCall, SLUG, useFakeCountersign } from "./testing/fake-countersign";
+import { newArgsSalt } from "../src/args-digest.js";
+import { caught, client, decide, fake, newCall, SLUG, useFakeCountersign } from "./fake-countersign.js";
 
 useFakeCountersign();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { argsDigest, isArgsSalt } from "../digest/args-digest";
-import { generateWebhookSecret, verifyWebhook, webhookHeadersFrom } from "../webhooks/standard-webhooks";
-import { caught, client, fake, newCall, received, SECRET, useFakeCountersign, type Received } from "./testing/fake-countersign";
+import { argsDigest, isArgsSalt } from "../src/args-digest.js";
+import { generateWebhookSecret, verifyWebhook, webhookHeadersFrom } from "../src/standard-webhooks.js";
+import { caught, client, fake, newCall, received, SECRET, useFakeCountersign, type Received } from "./fake-countersign.js";
 
 useFakeCountersign();
 

@@ -1,5 +1,5 @@
 /** Reading the reviewers' votes that consume answers and callbacks carry (docs/api.md). */
-import type { Review } from "./types";
+import type { Review } from "./types.js";
 
 /**
  * Why a request was denied, in the denying reviewer's words: the reason of

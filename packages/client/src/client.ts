@@ -2,8 +2,8 @@
  * The executor-side Countersign client (docs/api.md): node built-ins, global
  * fetch, jose, and the digest / webhook modules only — no server code.
  */
-import { argsDigest } from "../digest/args-digest";
-import { accept, send, type HttpTarget } from "./http";
+import { argsDigest } from "./args-digest.js";
+import { accept, send, type HttpTarget } from "./http.js";
 import type {
   ApprovalRequestInput,
   CallOptions,
@@ -13,13 +13,13 @@ import type {
   RequestApprovalOptions,
   RequestedApproval,
   WaitForDecisionOptions,
-} from "./options";
-import { verifyReceipt, type JwksSource, type VerifyReceiptOptions } from "./receipt";
-import { SaltMemory } from "./salts";
-import { checkApprovalCreated, checkApprovalState, checkCancelResult, checkConsumeResult } from "./shape";
-import type { ApprovalState, CancelResult, ConsumeBinding, ConsumeResult, ReceiptPayload } from "./types";
-import { MAX_WAIT_SECONDS, pollUntilDecided } from "./waiting";
-import { signedApprovalRequest } from "./webhook-request";
+} from "./options.js";
+import { verifyReceipt, type JwksSource, type VerifyReceiptOptions } from "./receipt.js";
+import { SaltMemory } from "./salts.js";
+import { checkApprovalCreated, checkApprovalState, checkCancelResult, checkConsumeResult } from "./shape.js";
+import type { ApprovalState, CancelResult, ConsumeBinding, ConsumeResult, ReceiptPayload } from "./types.js";
+import { MAX_WAIT_SECONDS, pollUntilDecided } from "./waiting.js";
+import { signedApprovalRequest } from "./webhook-request.js";
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 
@@ -43,6 +43,24 @@ export class CountersignClient {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       fetchImpl: options.fetch ?? globalThis.fetch.bind(globalThis),
     };
+  }
+
+  /**
+   * A client configured from the environment: COUNTERSIGN_URL, COUNTERSIGN_SLUG,
+   * COUNTERSIGN_WEBHOOK_SECRET and COUNTERSIGN_API_TOKEN (the names the admin
+   * CLI's `service add` output maps to).
+   * @throws Error naming every variable that is missing (never their values).
+   */
+  static fromEnv(env: Record<string, string | undefined> = process.env): CountersignClient {
+    const names = ["COUNTERSIGN_URL", "COUNTERSIGN_SLUG", "COUNTERSIGN_WEBHOOK_SECRET", "COUNTERSIGN_API_TOKEN"] as const;
+    const missing = names.filter((name) => !env[name]);
+    if (missing.length) throw new Error(`Countersign client: set ${missing.join(", ")}`);
+    return new CountersignClient({
+      baseUrl: env.COUNTERSIGN_URL!,
+      serviceSlug: env.COUNTERSIGN_SLUG!,
+      webhookSecret: env.COUNTERSIGN_WEBHOOK_SECRET!,
+      apiToken: env.COUNTERSIGN_API_TOKEN!,
+    });
   }
 
   /** The JWKS URL of this Countersign (`/.well-known/jwks.json`). */

@@ -8,9 +8,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { CompactSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import { afterAll, beforeAll, expect } from "vitest";
-import { argsDigest } from "../../digest/args-digest";
-import { generateWebhookSecret, verifyWebhook, webhookHeadersFrom } from "../../webhooks/standard-webhooks";
-import { CountersignClient, CountersignError, type ApprovalState, type ReceiptPayload, type Review } from "../index";
+import { argsDigest } from "../src/args-digest.js";
+import { generateWebhookSecret, verifyWebhook, webhookHeadersFrom } from "../src/standard-webhooks.js";
+import { CountersignClient, CountersignError, type ApprovalState, type ReceiptPayload, type Review } from "../src/index.js";
 
 export const SLUG = "payments";
 export const TOKEN = "cs_test_token";

@@ -1,7 +1,7 @@
 /** One HTTP exchange with Countersign, and how its answer maps to a result or a CountersignError. */
-import { CountersignError, isContractErrorCode, type CountersignErrorCode } from "./errors";
-import type { CallOptions } from "./options";
-import { issuesOf, isObject, type Checked } from "./shape";
+import { CountersignError, isContractErrorCode, type CountersignErrorCode } from "./errors.js";
+import type { CallOptions } from "./options.js";
+import { issuesOf, isObject, type Checked } from "./shape.js";
 
 export interface HttpAnswer {
   status: number;

@@ -14,9 +14,9 @@ import {
   type JWSHeaderParameters,
   type FlattenedJWSInput,
 } from "jose";
-import { CountersignError } from "./errors";
-import { checkReceiptPayload } from "./shape";
-import type { ReceiptPayload } from "./types";
+import { CountersignError } from "./errors.js";
+import { checkReceiptPayload } from "./shape.js";
+import type { ReceiptPayload } from "./types.js";
 
 /** "EdDSA" (RFC 8037) and its fully specified name "Ed25519"; both mean Ed25519 in jose 6. */
 const RECEIPT_ALGORITHMS = ["EdDSA", "Ed25519"];

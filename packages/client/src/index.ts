@@ -1,0 +1,36 @@
+/**
+ * Countersign client for agent services (executors). Pure: node built-ins,
+ * global fetch and jose; safe to import outside the Countersign server.
+ */
+export { CountersignClient } from "./client.js";
+export { parseRetryAfter } from "./http.js";
+export {
+  type ApprovalRequestInput,
+  type CallOptions,
+  type ConsumeBindingInput,
+  type CountersignClientOptions,
+  type GetApprovalOptions,
+  type RequestApprovalOptions,
+  type RequestedApproval,
+  type WaitForDecisionOptions,
+} from "./options.js";
+export { MAX_WAIT_SECONDS } from "./waiting.js";
+export { MAX_WEBHOOK_BODY_BYTES } from "./webhook-request.js";
+export {
+  CONTRACT_ERROR_CODES,
+  CountersignError,
+  isContractErrorCode,
+  isCountersignError,
+  type ClientErrorCode,
+  type ContractErrorCode,
+  type CountersignErrorCode,
+  type CountersignErrorInit,
+} from "./errors.js";
+export { decodeReceiptUnverified, verifyReceipt, type JwksSource, type ReceiptExpectation, type VerifyReceiptOptions } from "./receipt.js";
+export { verifyCallback, type CallbackHeaders, type VerifyCallbackInput } from "./callback.js";
+export { denialReason } from "./reviews.js";
+export type * from "./types.js";
+// Digest and Standard Webhooks signing: the one implementation, shared with the server.
+export * from "./args-digest.js";
+export * from "./standard-webhooks.js";
+export { ApprovalPort, type ApprovalPortOptions, type AskOptions, type PortCall, type PortDecision, type PortDecisionCode } from "./approval-port.js";
