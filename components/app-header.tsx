@@ -9,6 +9,7 @@ const LINKS: Array<{ href: string; label: string; permission: Permission }> = [
   { href: "/admin/policies", label: "Policies", permission: "admin:policies" },
   { href: "/admin/services", label: "Services", permission: "admin:services" },
   { href: "/admin/audit", label: "Audit", permission: "admin:audit" },
+  { href: "/admin/outbox", label: "Outbox", permission: "admin:outbox" },
 ];
 
 type Props = {

@@ -8,6 +8,9 @@ const STYLES: Record<string, string> = {
   cancelled: "bg-slate-200 text-slate-800",
   active: "bg-green-100 text-green-900",
   disabled: "bg-red-100 text-red-900",
+  sent: "bg-green-100 text-green-900",
+  failed: "bg-red-100 text-red-900",
+  dropped: "bg-slate-200 text-slate-800",
 };
 
 type Props = { status: string; testId?: string; small?: boolean };

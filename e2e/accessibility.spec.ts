@@ -164,6 +164,7 @@ test("the admin pages", async () => {
   await scanAll(page, "/admin/policies", hydrated("Policies"));
   await scanAll(page, "/admin/services", hydrated("Services"));
   await scanAll(page, "/admin/audit", hydrated("Audit trail"));
+  await scanAll(page, "/admin/outbox", heading("Outbox"));
 });
 
 test("the not-allowed (403) and not-found (404) pages", async () => {

@@ -6,7 +6,7 @@ import { clientFor, cliService, requestFor, session, statusIn, userItem } from "
 import { E2E } from "./config";
 import { adminCli, onSignInPage, tag } from "./helpers";
 
-const ADMIN_PAGES = ["/admin/users", "/admin/policies", "/admin/services", "/admin/audit"] as const;
+const ADMIN_PAGES = ["/admin/users", "/admin/policies", "/admin/services", "/admin/audit", "/admin/outbox"] as const;
 
 test.describe("admin pages: who may see them", () => {
   test("anonymous → /signin, reviewer → 403, disabled admin → /signin, admin → 200", async ({ browser }) => {
@@ -30,7 +30,13 @@ test.describe("admin pages: who may see them", () => {
     await expect(reviewer.page.getByRole("link", { name: "Users" })).toHaveCount(0);
 
     const admin = await session(browser, ["admin"], "admin");
-    const headings = { "/admin/users": "Users", "/admin/policies": "Policies", "/admin/services": "Services", "/admin/audit": "Audit trail" };
+    const headings = {
+      "/admin/users": "Users",
+      "/admin/policies": "Policies",
+      "/admin/services": "Services",
+      "/admin/audit": "Audit trail",
+      "/admin/outbox": "Outbox",
+    };
     for (const path of ADMIN_PAGES) {
       const r = await admin.page.goto(path);
       expect(r?.status(), path).toBe(200);

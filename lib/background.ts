@@ -1,4 +1,5 @@
-// Work each app instance does in the background: deliver callbacks, mark
+// Work each app instance does in the background: deliver callbacks, tell
+// reviewers (notification triggers and the outbox), mark
 // expired requests, turn refusal counts into audit events, prune old
 // rate-limit counters. Every step is safe to run
 // on several instances at once (leases and conditional updates).
@@ -6,6 +7,8 @@ import "server-only";
 import { db } from "./db/client";
 import { deliverDueCallbacks, releaseLeases } from "./callbacks/deliver-callbacks";
 import { sweepExpired } from "./approvals/expire-approval";
+import { fanOutDueTriggers } from "./notifications/fan-out";
+import { deliverDueNotifications, releaseNotificationLeases } from "./notifications/deliver-notifications";
 import { pruneRateLimits } from "./rate-limit";
 import { flushRefusalTallies } from "./audit/refusal-tallies";
 import { errorFields, log } from "./log";
@@ -21,6 +24,8 @@ async function tick(state: State): Promise<void> {
   try {
     await sweepExpired();
     await deliverDueCallbacks();
+    await fanOutDueTriggers();
+    await deliverDueNotifications();
     ++state.ticks;
     // Refusal counts of minutes that are over become audit events.
     if (state.ticks % 10 === 0) await flushRefusalTallies();
@@ -56,6 +61,7 @@ export async function stopBackgroundWork(): Promise<void> {
   clearInterval(state.timer);
   while (state.running) await new Promise((r) => setTimeout(r, 50));
   await releaseLeases().catch(() => undefined);
+  await releaseNotificationLeases().catch(() => undefined);
   // Best effort: whatever is not flushed stays in refusal_tallies, and any
   // instance (or this one's successor) flushes it later. Nothing is lost.
   await flushRefusalTallies().catch(() => undefined);

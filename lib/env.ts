@@ -50,6 +50,16 @@ const envSchema = z
       .optional()
       .transform((v) => (v === undefined || v === "" ? undefined : v === "1" || v === "true")),
     CALLBACK_DENY_PRIVATE: flag,
+    // Email notifications (lib/notifications/mailer.ts): smtp:// or smtps://, credentials in the URL.
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\/[^\s]+$/, "SMTP_URL must be an smtp:// or smtps:// URL")
+      .optional(),
+    SMTP_FROM: z.string().min(3).default("Countersign <countersign@localhost>"),
+    // Without SMTP_URL: 1 keeps email in the local mailbox at /admin/outbox (`npm start` sets it in local mode).
+    NOTIFY_LOCAL_MAILBOX: flag,
+    // First retry delay of a notification that could not be sent; later ones double (capped at 1 h).
+    NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
     // Bench-only routes (app/api/bench/*) answer 404 unless set. Never set in production.
     COUNTERSIGN_BENCH: flag,
   })

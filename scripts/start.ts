@@ -34,6 +34,8 @@ async function main() {
     process.env.AUTH_CREDENTIALS ??= "1";
     // Callbacks to a receiver on this machine (docs/security.md: local mode allows loopback).
     process.env.CALLBACK_ALLOW_LOOPBACK ??= "1";
+    // Email without an SMTP server: kept in the local mailbox at /admin/outbox.
+    process.env.NOTIFY_LOCAL_MAILBOX ??= "1";
     const secrets = loadOrCreateLocalSecrets(process.env.COUNTERSIGN_DATA_DIR ?? "./data");
     for (const n of SECRET_NAMES) process.env[n] ??= secrets[n];
   }

@@ -6,6 +6,7 @@ import "server-only";
 import { db, type Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
+import { scheduleNeedsReview } from "../notifications/schedule";
 import { argsDigest } from "@countersign/client";
 import { AppError } from "../errors";
 import { newId } from "../ids";
@@ -101,6 +102,8 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
         },
       });
       await tx.seenWebhook.create({ data: { serviceId: service.id, webhookId, approvalId: approval.id } });
+      // Committed with the request: a crash after the answer still tells the reviewers.
+      await scheduleNeedsReview(tx, approval.id, approval.createdAt);
       // Live queue pages: other instances hear it on commit (PostgreSQL NOTIFY).
       // Before the audit append, which holds the chain's head until the commit.
       await announceChange(tx, approval.id);

@@ -30,6 +30,9 @@ export const AUDIT_EVENT_TYPES = [
   "redaction.changed",
   "receipt_key.rotated",
   "callback.retried",
+  // One per message a channel accepted, and per message given up on (lib/notifications/).
+  "notification.sent",
+  "notification.failed",
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

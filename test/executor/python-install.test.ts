@@ -3,7 +3,7 @@
 // approval port's tests, a live approval run and the README's example with
 // the installed package, from a directory outside the repository.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -76,7 +76,10 @@ describe("Python package, installed with pip", () => {
       const f = await import("../helpers/fixtures");
       const { recordReview } = await import("@/lib/reviews/record-review");
       const reviewer = await f.makeUser(["reviewer"]);
-      writeFileSync(join(outside, "readme_example.py"), codeBlock(join(source, "README.md"), "python"));
+      const example = codeBlock(join(source, "README.md"), "python");
+      // The project README shows this same example.
+      expect(readFileSync(resolve("README.md"), "utf8")).toContain("```python\n" + example + "```");
+      writeFileSync(join(outside, "readme_example.py"), example);
 
       async function runExample(decision: "approve" | "deny", reason: string) {
         const svc = await f.makeService();

@@ -3,7 +3,7 @@
 // example run unchanged against the live app (request → a reviewer decides →
 // consume → receipt verified), approved once, replayed, and denied.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -24,6 +24,11 @@ describe("@countersign/client from its tarball (live, sqlite)", () => {
     project = projectWith([packed.tarball]);
     writeFileSync(join(project, "example.mjs"), codeBlock(join(root, "packages/client/README.md"), "js"));
   }, 180_000);
+
+  it("the project README shows the package README's example verbatim", () => {
+    const example = codeBlock(join(root, "packages/client/README.md"), "js");
+    expect(readFileSync(join(root, "README.md"), "utf8")).toContain("```js\n" + example + "```");
+  });
 
   it.runIf(app)("ships only the built ESM, its declarations, the README and package.json", () => {
     expect(files).toContain("dist/index.js");

@@ -108,8 +108,13 @@ export class ApprovalPort {
     try {
       // The port hashes, sends and returns this one copy, so what runs is what was approved.
       const approvedArgs = deepFreeze(structuredClone(call.arguments));
-      const created = await this.client.requestApproval({ ...call, arguments: approvedArgs }, { signal: options.signal });
+      // Not aborted mid-flight: a request Countersign stored must be known, to be withdrawn.
+      const created = await this.client.requestApproval({ ...call, arguments: approvedArgs });
       approvalId = created.approval_id;
+      if (options.signal?.aborted) {
+        await this.withdraw(approvalId);
+        throw new CountersignError({ code: "aborted", status: 0 });
+      }
       const binding: ConsumeBinding = {
         run_id: call.run_id,
         call_id: call.call_id,

@@ -34,3 +34,4 @@ export type * from "./types.js";
 export * from "./args-digest.js";
 export * from "./standard-webhooks.js";
 export { ApprovalPort, type ApprovalPortOptions, type AskOptions, type PortCall, type PortDecision, type PortDecisionCode } from "./approval-port.js";
+export { approvalDenied, isApprovalDenied, type ApprovalDenied } from "./tool-denial.js";

@@ -1,0 +1,46 @@
+// The notification outbox in local mode (no SMTP_URL): the email to each
+// reviewer who may decide waits in the local mailbox at /admin/outbox, with
+// the link to the request and without the arguments; reviewers cannot open it.
+import { expect, test } from "@playwright/test";
+import { session } from "./admin-helpers";
+import { adminCli, createUser, newService, tag } from "./helpers";
+
+test("an admin reads the reviewers' notifications in the local mailbox", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const t = tag();
+  const role = `outbox-${t}`;
+  adminCli(["policy", "set", "--name", `e2e-outbox-${t}`, "--tool", `outbox${t}.*`, "--roles", role, "--quorum", "1", "--ttl", "3600"]);
+  const reviewer = createUser({ roles: [role], prefix: "outbox" });
+  const requester = createUser({ roles: [role], prefix: "outbox-requester" });
+  const svc = newService("e2e-outbox");
+  const created = await svc.client.requestApproval({
+    run_id: `run_${t}`,
+    call_id: "c1",
+    tool: `outbox${t}.refund`,
+    requested_by: requester.email,
+    summary: "Refund the duplicate charge",
+    arguments: { account: `ACCT-${t}-SECRET`, amount: 7777 },
+  });
+
+  const admin = await session(browser, ["admin"], "outbox-admin");
+  await admin.page.goto("/admin/outbox");
+  await expect(admin.page.getByTestId("email-channel")).toContainText("local mailbox");
+  const message = admin.page.getByTestId("outbox-message").filter({ hasText: `outbox${t}.refund` });
+  await expect(async () => {
+    await admin.page.reload();
+    await expect(message).toHaveCount(1);
+  }).toPass({ timeout: 15_000 });
+  await expect(message.getByTestId("message-recipient")).toHaveText(reviewer.email);
+  await expect(message.getByTestId("message-status")).toHaveText("sent");
+  await message.getByText("Message", { exact: true }).click();
+  await expect(message.locator("pre")).toContainText(`/approvals/${created.approval_id}`);
+  await expect(message.locator("pre")).toContainText('"Refund the duplicate charge"');
+  await expect(message).not.toContainText(`ACCT-${t}-SECRET`);
+  await expect(message).not.toContainText("7777");
+  await admin.context.close();
+
+  const other = await session(browser, [role], "outbox-reviewer");
+  const refused = await other.page.goto("/admin/outbox");
+  expect(refused?.status()).toBe(403);
+  await other.context.close();
+});

@@ -1,0 +1,3 @@
+import { emailNotificationSuite } from "./email.suite";
+
+emailNotificationSuite("sqlite");

@@ -1,0 +1,166 @@
+// Email notifications end to end: the built app (two instances on
+// PostgreSQL) sends through a real SMTP server started here. Exactly the
+// people who may decide are told, once each, with no argument value in any
+// part of the message; a mail server outage delays messages and loses none;
+// what a vote or a decision made meanwhile no longer concerns is dropped.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateSecrets } from "@/lib/local-secrets";
+import { startAppServer, type AppServer } from "../helpers/app-server";
+import { freshDatabaseUrl, PG_TEST_URL, type Provider } from "../helpers/databases";
+import { freePort } from "../helpers/ports";
+import { smtpSink, type ReceivedMail, type SmtpSink } from "../helpers/smtp-sink";
+
+const SECRET_VALUES = ["ACCT-7741-NEVER", "4321987", "4111 1111 1111 1111", "4111111111111111"];
+
+export function emailNotificationSuite(provider: Provider) {
+  describe.runIf(provider === "sqlite" || PG_TEST_URL)(`email notifications (${provider})`, () => {
+    let sink: SmtpSink;
+    const servers: AppServer[] = [];
+    let dropDatabase = async () => undefined as void;
+    let f: typeof import("../helpers/fixtures");
+    let db: import("@/lib/db/client").Db;
+    let recordReview: typeof import("@/lib/reviews/record-review").recordReview;
+    let appUrl = "";
+
+    beforeAll(async () => {
+      const secrets = generateSecrets();
+      const database = await freshDatabaseUrl(provider);
+      dropDatabase = database.drop;
+      sink = smtpSink(await freePort());
+      await sink.start();
+      const env = {
+        ...secrets,
+        DATABASE_URL: database.url,
+        COUNTERSIGN_DATA_DIR: `.tmp/notify-${provider}`,
+        LOG_LEVEL: "warn",
+        SMTP_URL: sink.url,
+        SMTP_FROM: "Countersign <countersign@test.invalid>",
+        NOTIFY_RETRY_BASE_MS: "300",
+      };
+      servers.push(await startAppServer({ port: await freePort(), env }));
+      // Several instances share one PostgreSQL database: each message must still go out once.
+      if (provider === "postgresql") servers.push(await startAppServer({ port: await freePort(), env }));
+      appUrl = servers[0]!.baseUrl;
+      Object.assign(process.env, { ...secrets, DATABASE_URL: database.url, APP_URL: appUrl });
+      f = await import("../helpers/fixtures");
+      db = (await import("@/lib/db/client")).db();
+      ({ recordReview } = await import("@/lib/reviews/record-review"));
+    }, 240_000);
+
+    afterAll(async () => {
+      await Promise.all(servers.map((s) => s.stop()));
+      await sink?.stop();
+      await db?.$disconnect();
+      await dropDatabase();
+    });
+
+    /** A policy on a tool and role of its own, so other tests' users are not recipients. */
+    async function setUp() {
+      const role = `approver-${f.uid()}`;
+      const tool = `payments.refund_${f.uid()}`;
+      await f.makePolicy({ tool, roles: [role], quorum: 2 });
+      const [a, b, requester, disabled, other] = await Promise.all([
+        f.makeUser([role]),
+        f.makeUser([role]),
+        f.makeUser([role]),
+        f.makeUser([role]),
+        f.makeUser(["reviewer"]),
+      ]);
+      await db.user.update({ where: { id: disabled.id }, data: { disabledAt: new Date() } });
+      const svc = await f.makeService();
+      const { CountersignClient } = await import("@countersign/client");
+      const client = new CountersignClient({ baseUrl: appUrl, serviceSlug: svc.slug, webhookSecret: svc.webhook_secret, apiToken: svc.api_token });
+      const ask = (callId: string) =>
+        client.requestApproval({
+          run_id: `run-${f.uid()}`,
+          call_id: callId,
+          tool,
+          effects: "write",
+          environment: "production",
+          requested_by: requester.email,
+          summary: "Refund order 1234 to the customer",
+          arguments: { account: "ACCT-7741-NEVER", amount: 4321987, note: "card 4111 1111 1111 1111" },
+        });
+      return { a, b, requester, disabled, other, svc, tool, ask };
+    }
+
+    const mailsAbout = (approvalId: string): ReceivedMail[] => sink.mails.filter((m) => m.text.includes(`/approvals/${approvalId}`));
+    const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await settle(150);
+      }
+    }
+
+    it("tells exactly the reviewers who may decide, once each, without any argument value", async () => {
+      const { a, b, tool, svc, ask } = await setUp();
+      const created = await ask("c1");
+      await until("two messages", async () => mailsAbout(created.approval_id).length >= 2);
+      await settle(2500); // a third message (a duplicate, another instance) would arrive by now
+
+      const mails = mailsAbout(created.approval_id);
+      expect(
+        mails
+          .map((m) => m.to)
+          .flat()
+          .sort(),
+      ).toEqual([a.email, b.email].sort());
+      for (const m of mails) {
+        expect(m.from).toBe("countersign@test.invalid");
+        expect(m.subject).toBe(`Review needed: ${tool} from ${svc.slug} (production)`);
+        expect(m.text).toContain(`${appUrl}/approvals/${created.approval_id}`);
+        expect(m.text).toContain('The agent\'s summary (written by the agent, not checked): "Refund order 1234 to the customer"');
+        expect(m.html).toContain(`href="${appUrl}/approvals/${created.approval_id}"`);
+        for (const value of SECRET_VALUES) expect(`${m.subject}\n${m.text}\n${m.html}`).not.toContain(value);
+      }
+
+      const rows = await db.notification.findMany({ where: { approvalId: created.approval_id } });
+      expect(rows.map((r) => [r.recipient, r.status]).sort()).toEqual(
+        [
+          [a.email, "sent"],
+          [b.email, "sent"],
+        ].sort(),
+      );
+      for (const r of rows) for (const value of SECRET_VALUES) expect(r.body).not.toContain(value);
+      const events = await db.auditEvent.findMany({ where: { approvalId: created.approval_id, type: "notification.sent" } });
+      expect(events.map((e) => (JSON.parse(e.data) as { recipient: string }).recipient).sort()).toEqual([a.email, b.email].sort());
+    });
+
+    it("keeps messages through an SMTP outage, and drops what a vote or a decision made meanwhile no longer concerns", async () => {
+      const { a, b, ask } = await setUp();
+      await sink.stop();
+      const waiting = await ask("c2");
+      const decided = await ask("c3");
+      const ids = [waiting.approval_id, decided.approval_id];
+      await until("failed attempts", async () => {
+        const rows = await db.notification.findMany({ where: { approvalId: { in: ids } } });
+        return rows.length === 4 && rows.every((r) => r.attempts >= 1 && r.status === "pending");
+      });
+      // Meanwhile: a approves the first (one of two votes: still pending), and denies the second (decided).
+      await recordReview(a.id, { approvalId: waiting.approval_id, decision: "approve", reason: "ok" });
+      await recordReview(a.id, { approvalId: decided.approval_id, decision: "deny", reason: "no" });
+      await sink.start();
+
+      await until("the message to b", async () => mailsAbout(waiting.approval_id).length >= 1);
+      await until("every message settled", async () => {
+        const rows = await db.notification.findMany({ where: { approvalId: { in: ids } } });
+        return rows.every((r) => r.status !== "pending");
+      });
+      await settle(1000);
+      expect(
+        mailsAbout(waiting.approval_id)
+          .map((m) => m.to)
+          .flat(),
+      ).toEqual([b.email]);
+      expect(mailsAbout(decided.approval_id)).toEqual([]);
+      const rows = await db.notification.findMany({ where: { approvalId: { in: ids } }, orderBy: { recipient: "asc" } });
+      const byKey = Object.fromEntries(
+        rows.map((r) => [`${r.approvalId === waiting.approval_id ? "waiting" : "decided"}:${r.recipient === a.email ? "a" : "b"}`, r.status]),
+      );
+      expect(byKey).toEqual({ "waiting:a": "dropped", "waiting:b": "sent", "decided:a": "dropped", "decided:b": "dropped" });
+    });
+  });
+}
