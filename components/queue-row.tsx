@@ -52,6 +52,11 @@ export function QueueRow({ kind, row }: { kind: SectionKind; row: Row }) {
           </span>
         )}
         {!pending && <StatusBadge status={row.status} />}
+        {pending && row.quorumUnreachable && (
+          <span className={`${badge} bg-amber-100 text-amber-900`} data-testid="row-quorum-unreachable">
+            Quorum unreachable when filed
+          </span>
+        )}
         {shown.flagged && (
           <span className={`${badge} bg-red-700 text-white`} data-testid="row-suspicious">
             Hidden or look-alike characters

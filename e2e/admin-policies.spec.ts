@@ -117,8 +117,27 @@ test("policies page: create, edit, test which policy matches, delete; the defaul
   await item.getByRole("button", { name: "Save changes" }).click();
   await expect(statusIn(item)).toContainText(`Policy ${name} replaced.`);
   await expect(item.getByTestId("policy-rule")).toHaveText("1 approval from payments · TTL 15 min · priority 100");
+  await expect(item.getByTestId("policy-follow-up")).toHaveCount(0);
+
+  // Reminders and escalation: escalation without its roles is refused, with the field named.
+  await page.reload(); // the edit form closed again
+  await item.getByText(`Edit ${name}`).click();
+  await item.getByLabel("Remind at").fill("0.5, 0.9");
+  await item.getByLabel("Escalate after (seconds)").fill("600");
+  await item.getByRole("button", { name: "Save changes" }).click();
+  await expect(item.getByRole("alert")).toContainText("escalate_to_roles: is required when escalate_after is set");
+  await item.getByLabel("Escalate to").fill("oncall");
+  await item.getByRole("button", { name: "Save changes" }).click();
+  await expect(statusIn(item)).toContainText(`Policy ${name} replaced.`);
+  await expect(item.getByTestId("policy-follow-up")).toHaveText("Reminders at 50%, 90% of the TTL · escalation to oncall after 10 min");
   const listed = adminCli(["policy", "list"]) as { policies: Array<{ name: string; quorum: number; effects: string }> };
-  expect(listed.policies.find((p) => p.name === name)).toMatchObject({ quorum: 1, effects: "destructive" });
+  expect(listed.policies.find((p) => p.name === name)).toMatchObject({
+    quorum: 1,
+    effects: "destructive",
+    remind_at: [0.5, 0.9],
+    escalate_after: 600,
+    escalate_to_roles: ["oncall"],
+  });
 
   // Delete (asks first).
   await item.getByRole("button", { name: "Delete policy" }).click();

@@ -58,6 +58,12 @@ const envSchema = z
     SMTP_FROM: z.string().min(3).default("Countersign <countersign@localhost>"),
     // Without SMTP_URL: 1 keeps email in the local mailbox at /admin/outbox (`npm start` sets it in local mode).
     NOTIFY_LOCAL_MAILBOX: flag,
+    // approval.needs_review to one URL for every request (Teams, PagerDuty, an on-call tool), signed per Standard Webhooks.
+    NOTIFY_WEBHOOK_URL: z.url().optional(),
+    NOTIFY_WEBHOOK_SECRET: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, "NOTIFY_WEBHOOK_SECRET must be whsec_ followed by a base64 key of 24 bytes or more")
+      .optional(),
     // First retry delay of a notification that could not be sent; later ones double (capped at 1 h).
     NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
     // Bench-only routes (app/api/bench/*) answer 404 unless set. Never set in production.
@@ -66,6 +72,10 @@ const envSchema = z
   .refine((e) => !e.AUTH_OIDC_ISSUER || (e.AUTH_OIDC_ID && e.AUTH_OIDC_SECRET), {
     message: "AUTH_OIDC_ISSUER needs AUTH_OIDC_ID and AUTH_OIDC_SECRET",
     path: ["AUTH_OIDC_ID"],
+  })
+  .refine((e) => !e.NOTIFY_WEBHOOK_URL || e.NOTIFY_WEBHOOK_SECRET, {
+    message: "NOTIFY_WEBHOOK_URL needs NOTIFY_WEBHOOK_SECRET (whsec_…, e.g. from `npm run admin -- service add`'s format)",
+    path: ["NOTIFY_WEBHOOK_SECRET"],
   });
 
 export type Env = z.infer<typeof envSchema> & {

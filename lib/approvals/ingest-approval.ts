@@ -6,7 +6,8 @@ import "server-only";
 import { db, type Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
-import { scheduleNeedsReview } from "../notifications/schedule";
+import { scheduleFollowUps, scheduleNotice } from "../notifications/schedule";
+import { countPossibleApprovers } from "../notifications/recipients";
 import { argsDigest } from "@countersign/client";
 import { AppError } from "../errors";
 import { newId } from "../ids";
@@ -78,6 +79,12 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
 
   try {
     const result = await inTransaction(async (tx) => {
+      const requester = {
+        requestedBy: data.requested_by ?? null,
+        requesterKey: data.requested_by === undefined ? null : requesterKey(data.requested_by),
+      };
+      const requiredRoles = JSON.stringify(policy.roles);
+      const possible = await countPossibleApprovers(tx, { ...requester, requiredRoles }, new Date(now));
       const approval = await tx.approval.create({
         data: {
           id: newId("apr"),
@@ -87,23 +94,29 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
           tool: data.tool,
           effects: data.effects,
           environment: data.environment ?? null,
-          requestedBy: data.requested_by ?? null,
-          requesterKey: data.requested_by === undefined ? null : requesterKey(data.requested_by),
+          ...requester,
           summary,
           argsDigest: digest,
           argsSalt: data.args_salt ?? null,
           redactedArgs,
           policyName: policy.name,
-          requiredRoles: JSON.stringify(policy.roles),
+          requiredRoles,
           quorum: policy.quorum,
+          quorumUnreachable: possible < policy.quorum,
           ttlSeconds: policy.ttlSeconds,
+          remindAt: JSON.stringify(policy.remindAt),
+          escalateAfterSeconds: policy.escalateAfterSeconds,
+          escalateToRoles: JSON.stringify(policy.escalateToRoles),
           createdAt: new Date(now),
           expiresAt: new Date(now + ttl * 1000),
         },
       });
       await tx.seenWebhook.create({ data: { serviceId: service.id, webhookId, approvalId: approval.id } });
-      // Committed with the request: a crash after the answer still tells the reviewers.
-      await scheduleNeedsReview(tx, approval.id, approval.createdAt);
+      // Committed with the request: a crash after the answer still tells the reviewers,
+      // and the admins when nobody could ever approve it.
+      await scheduleNotice(tx, approval.id, "needs_review", approval.createdAt);
+      if (approval.quorumUnreachable) await scheduleNotice(tx, approval.id, "quorum_unreachable", approval.createdAt);
+      await scheduleFollowUps(tx, approval, policy);
       // Live queue pages: other instances hear it on commit (PostgreSQL NOTIFY).
       // Before the audit append, which holds the chain's head until the commit.
       await announceChange(tx, approval.id);
@@ -120,6 +133,7 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
           args_digest: digest,
           policy: policy.name,
           quorum: policy.quorum,
+          ...(approval.quorumUnreachable ? { quorum_unreachable: true, possible_approvers: possible } : {}),
         },
       });
       return { created: true, body: approvalCreatedBody(approval) };

@@ -4,7 +4,7 @@ import { env } from "../env";
 import { APPROVAL_STATUSES, type ApprovalCreated, type ApprovalStatus, type ReviewEntry } from "./schemas";
 import { parseStringList } from "../string-list";
 
-type Row = { id: string; argsDigest: string; expiresAt: Date };
+type Row = { id: string; argsDigest: string; expiresAt: Date; quorumUnreachable: boolean };
 
 export function reviewUrl(id: string): string {
   return `${env().appUrl}/approvals/${id}`;
@@ -17,6 +17,7 @@ export function approvalCreatedBody(a: Row): ApprovalCreated {
     args_digest: a.argsDigest,
     expires_at: a.expiresAt.toISOString(),
     review_url: reviewUrl(a.id),
+    ...(a.quorumUnreachable ? { warnings: ["quorum-unreachable" as const] } : {}),
   };
 }
 

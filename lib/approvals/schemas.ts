@@ -1,11 +1,26 @@
 // Wire schemas of docs/api.md The routes validate with these, and the
 // OpenAPI description is generated from them, so the two cannot drift.
+// The wire types themselves are defined once, in @countersign/client; the
+// checks at the end of this file make the build fail if a schema here and
+// its type there ever describe different shapes.
 // Messages name what is expected, never the submitted value.
 import { z } from "zod";
 import { EFFECTS } from "../policies/match-policy";
 // One longest lifetime for a request, whether a policy or the caller (expires_in) sets it.
 import { MAX_TTL_SECONDS } from "../policies/schemas";
-import { ARGS_SALT_PATTERN, isArgsSalt } from "@countersign/client";
+import {
+  APPROVAL_WARNINGS,
+  ARGS_SALT_PATTERN,
+  isArgsSalt,
+  type ApprovalCreated,
+  type ApprovalRequestedEvent,
+  type ApprovalState,
+  type ApprovalStatus,
+  type ConsumeBinding,
+  type ConsumeResult,
+  type ErrorBody,
+  type Review,
+} from "@countersign/client";
 import { normalizeEmailAddress } from "../identity/requester-key";
 import { findSecret } from "../redaction";
 
@@ -89,11 +104,14 @@ export const approvalCreatedSchema = z.object({
   args_digest: argsDigestSchema,
   expires_at: z.iso.datetime(),
   review_url: z.url(),
+  warnings: z
+    .array(z.enum(APPROVAL_WARNINGS))
+    .optional()
+    .describe("quorum-unreachable: fewer people could approve it than its quorum needs, so it can only be denied or expire"),
 });
-export type ApprovalCreated = z.infer<typeof approvalCreatedSchema>;
+export type { ApprovalCreated, ApprovalStatus };
 
-export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired", "cancelled"] as const;
-export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired", "cancelled"] as const satisfies readonly ApprovalStatus[];
 
 /** One reviewer's vote as the owning service sees it; `reason` is the reviewer's own text. */
 export const reviewEntrySchema = z.object({
@@ -102,7 +120,7 @@ export const reviewEntrySchema = z.object({
   reason: z.string().nullable().describe("the reason the reviewer gave, or null"),
   at: z.iso.datetime().describe("when the vote was cast"),
 });
-export type ReviewEntry = z.infer<typeof reviewEntrySchema>;
+export type ReviewEntry = Review;
 export const reviewsSchema = z.array(reviewEntrySchema).describe("every vote on the request, in the order cast");
 
 export const approvalStateSchema = z.object({
@@ -140,3 +158,22 @@ export const errorBodySchema = z.object({
   error: z.string(),
   issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });
+
+// ------------------------------------------------- one definition of the wire
+
+/** True only when A and B are the same shape (each assignable to the other). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Accepts<Schema, Sent> = [Sent] extends [Schema] ? true : false;
+
+// A `false` here is a compile error: the schema and @countersign/client's type differ.
+const wireAgreement: [
+  Same<z.infer<typeof approvalCreatedSchema>, ApprovalCreated>,
+  Same<z.infer<typeof approvalStateSchema>, ApprovalState>,
+  Same<z.infer<typeof reviewEntrySchema>, Review>,
+  Same<z.infer<typeof consumeRequestSchema>, ConsumeBinding>,
+  Same<z.infer<typeof consumeResultSchema>, ConsumeResult>,
+  Same<z.infer<typeof errorBodySchema>, ErrorBody>,
+  // Everything the client's type lets an executor send, the server accepts (it also takes a missing timestamp).
+  Accepts<z.input<typeof approvalRequestedSchema>, ApprovalRequestedEvent>,
+] = [true, true, true, true, true, true, true];
+void wireAgreement;

@@ -10,6 +10,8 @@ export const AUDIT_EVENT_TYPES = [
   "approval.expired",
   "approval.cancelled",
   "approval.consumed",
+  // Nobody decided in time: the policy's escalation roles joined the required roles (lib/notifications/escalate.ts).
+  "approval.escalated",
   "consume.refused",
   "webhook.rejected",
   "role.granted",

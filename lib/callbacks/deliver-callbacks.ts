@@ -8,15 +8,12 @@ import { db } from "../db/client";
 import { env } from "../env";
 import { newId } from "../ids";
 import { errorFields, log } from "../log";
-import { signWebhook, unixNow } from "@countersign/client";
 import { callbackSecretOf } from "../services/service-secrets";
-import { isShuttingDown, shutdownSignal } from "../shutdown";
-import { callbackTargetPolicy, resolveCallbackTarget, type TargetCheck } from "./callback-target";
-import { pinnedPost } from "./pinned-post";
+import { isShuttingDown } from "../shutdown";
+import { postSignedWebhook, type SignedPostResult } from "./signed-post";
 
 export const WORKER_ID = `${process.pid}-${randomUUID().slice(0, 8)}`;
 const LEASE_MS = 60_000; // longer than one attempt can take
-const TIMEOUT_MS = 10_000;
 const GIVE_UP_AFTER_MS = 25 * 3600 * 1000;
 const BATCH = 10;
 
@@ -24,62 +21,6 @@ const BATCH = 10;
 export function backoffMs(attempts: number, baseMs = env().CALLBACK_RETRY_BASE_MS, random = Math.random): number {
   const base = Math.min(baseMs * 2 ** (attempts - 1), 3_600_000);
   return Math.round(base * (0.8 + 0.4 * random()));
-}
-
-type AttemptResult = { ok: boolean; statusCode: number | null; errorClass: string | null };
-
-/**
- * One attempt. The target is resolved once and every address checked
- * (callback-target.ts) before anything is sent; a refused target is recorded
- * as `blocked-target` without a connection, so the attempts list tells an
- * admin nothing about the ports of a host callbacks may not reach.
- */
-async function send(url: string, payload: string, messageId: string, secret: string): Promise<AttemptResult> {
-  const signal = AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), shutdownSignal()]);
-  const failed = (): AttemptResult => ({
-    ok: false,
-    statusCode: null,
-    errorClass: isShuttingDown() ? "shutdown" : signal.aborted ? "timeout" : "network",
-  });
-  let target: TargetCheck;
-  try {
-    target = await abortable(resolveCallbackTarget(url, callbackTargetPolicy()), signal);
-  } catch {
-    return failed();
-  }
-  if (!target.ok) return { ok: false, statusCode: null, errorClass: target.reason === "blocked" ? "blocked-target" : "invalid-url" };
-  const timestamp = unixNow();
-  try {
-    const status = await pinnedPost(
-      target.url,
-      target.hostname,
-      target.addresses,
-      {
-        "content-type": "application/json",
-        "user-agent": "Countersign-Callback/1",
-        "webhook-id": messageId,
-        "webhook-timestamp": String(timestamp),
-        "webhook-signature": signWebhook({ secret, id: messageId, timestamp, body: payload }),
-      },
-      payload,
-      signal, // stopping the instance cuts an attempt short; it is recorded and retried
-    );
-    if (status >= 200 && status < 300) return { ok: true, statusCode: status, errorClass: null };
-    // A redirect is an answer, never followed.
-    return { ok: false, statusCode: status, errorClass: status >= 300 && status < 400 ? "redirect" : "http-status" };
-  } catch {
-    return failed();
-  }
-}
-
-/** A DNS lookup cannot be cancelled; stop waiting for it when the attempt is aborted. */
-function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 /** Claims and attempts due deliveries; returns how many attempts were made. */
@@ -111,10 +52,10 @@ async function attemptDelivery(id: string): Promise<void> {
     include: { service: { select: { callbackUrl: true } } },
   });
   const started = Date.now();
-  let result: AttemptResult;
+  let result: SignedPostResult;
   try {
     result = d.service.callbackUrl
-      ? await send(d.service.callbackUrl, d.payload, d.messageId, await callbackSecretOf(db(), d.serviceId))
+      ? await postSignedWebhook(d.service.callbackUrl, d.payload, d.messageId, await callbackSecretOf(db(), d.serviceId))
       : { ok: false, statusCode: null, errorClass: "invalid-url" };
   } catch (e) {
     log.error("callback attempt failed unexpectedly", { delivery: id, ...errorFields(e) });

@@ -3,8 +3,10 @@
 // summary is quoted as the agent's words, since an agent writes it. Argument
 // values, redacted or not, are never part of a message: the link is where a
 // reviewer sees them, signed in.
+export type MessageKind = "needs_review" | "quorum_unreachable" | "reminder" | "escalated";
+
 export type MessageFacts = {
-  kind: "needs_review";
+  kind: MessageKind;
   tool: string;
   service: string;
   effects: string;
@@ -13,6 +15,10 @@ export type MessageFacts = {
   reviewUrl: string;
   /** The stored (redacted) summary. */
   summary: string | null;
+  requiredRoles: string[];
+  quorum: number;
+  /** For "escalated": the roles the escalation added. */
+  escalatedToRoles?: string[];
 };
 
 export type ComposedMessage = { subject: string; text: string; html: string };
@@ -29,9 +35,35 @@ function oneLine(s: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+const SUBJECT: Record<MessageKind, string> = {
+  needs_review: "Review needed",
+  quorum_unreachable: "Nobody can approve",
+  reminder: "Reminder: review needed",
+  escalated: "Escalated: review needed",
+};
+
+function leadOf(f: MessageFacts): string {
+  const roles = f.requiredRoles.join(", ");
+  switch (f.kind) {
+    case "quorum_unreachable":
+      return `A request needs ${f.quorum} approval${f.quorum === 1 ? "" : "s"} from people with the role ${roles}, but fewer people than that could approve it (the requester never can). It can only be denied or expire. Grant the role to more people, or change the policy.`;
+    case "reminder":
+      return "A tool call is still waiting for your review in Countersign, and nobody has decided it yet.";
+    case "escalated":
+      return `Nobody decided this tool call in time, so its policy escalated it: people with the role ${(f.escalatedToRoles ?? []).join(", ")} may now decide it too. It is waiting for your review in Countersign.`;
+    default:
+      return "A tool call is waiting for your review in Countersign.";
+  }
+}
+
 export function composeMessage(f: MessageFacts): ComposedMessage {
   const where = f.environment ? `${f.service} (${f.environment})` : f.service;
-  const subject = `Review needed: ${oneLine(f.tool, 120)} from ${oneLine(where, 120)}`;
+  const unreachable = f.kind === "quorum_unreachable";
+  const subject = `${SUBJECT[f.kind]}: ${oneLine(f.tool, 120)} from ${oneLine(where, 120)}`;
+  const lead = leadOf(f);
+  const why = unreachable
+    ? "You get this because you are a Countersign admin."
+    : "You get this because you may decide this request. The arguments are shown only on the page.";
   const expires = f.expiresAt.toISOString().replace(/\.\d{3}Z$/, "Z");
   const facts: Array<[string, string]> = [
     ["Tool", f.tool],
@@ -42,23 +74,23 @@ export function composeMessage(f: MessageFacts): ComposedMessage {
   ];
   const summary = f.summary ? oneLine(f.summary, MAX_SUMMARY) : null;
   const text = [
-    "A tool call is waiting for your review in Countersign.",
+    lead,
     "",
     ...facts.map(([k, v]) => `${k}: ${oneLine(v, 200)}`),
     ...(summary ? ["", `The agent's summary (written by the agent, not checked): "${summary}"`] : []),
     "",
-    `Review it: ${f.reviewUrl}`,
+    `${unreachable ? "The request" : "Review it"}: ${f.reviewUrl}`,
     "",
-    "You get this because you may decide this request. The arguments are shown only on the page.",
+    why,
   ].join("\n");
   const html = [
-    "<p>A tool call is waiting for your review in Countersign.</p>",
+    `<p>${escapeHtml(lead)}</p>`,
     "<table>",
     ...facts.map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(oneLine(v, 200))}</td></tr>`),
     "</table>",
     ...(summary ? [`<p>The agent's summary <em>(written by the agent, not checked)</em>: <q>${escapeHtml(summary)}</q></p>`] : []),
-    `<p><a href="${escapeHtml(f.reviewUrl)}">Review it in Countersign</a></p>`,
-    "<p>You get this because you may decide this request. The arguments are shown only on the page.</p>",
+    `<p><a href="${escapeHtml(f.reviewUrl)}">${unreachable ? "Open the request" : "Review it"} in Countersign</a></p>`,
+    `<p>${escapeHtml(why)}</p>`,
   ].join("\n");
   return { subject, text, html };
 }

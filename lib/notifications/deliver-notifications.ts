@@ -13,6 +13,7 @@ import { backoffMs } from "../callbacks/deliver-callbacks";
 import { env } from "../env";
 import { errorFields, log } from "../log";
 import { isShuttingDown } from "../shutdown";
+import { postSignedWebhook } from "../callbacks/signed-post";
 import { emailChannel, sendEmail } from "./mailer";
 import { mayStillDecide } from "./recipients";
 import { WORKER_ID } from "./worker-id";
@@ -50,8 +51,11 @@ async function attempt(id: string): Promise<void> {
   const n = await db().notification.findUniqueOrThrow({ where: { id } });
   let outcome: Outcome;
   try {
-    if (n.approvalId && n.userId && !(await mayStillDecide(db(), n.approvalId, n.userId))) {
-      outcome = { sent: false, dropped: "the recipient can no longer act on the request" };
+    const moot = n.approvalId ? await noLongerConcerns(n) : null;
+    if (moot) {
+      outcome = { sent: false, dropped: moot };
+    } else if (n.channel === "webhook") {
+      outcome = await postNotificationWebhook(n);
     } else if (emailChannel() === "local") {
       outcome = { sent: true, how: "kept in the local mailbox (SMTP_URL is not set)" };
     } else if (emailChannel() === "off") {
@@ -67,6 +71,32 @@ async function attempt(id: string): Promise<void> {
     outcome = { sent: false, error: e instanceof Error ? `${e.name}${"code" in e ? ` ${String(e.code)}` : ""}` : "error" };
   }
   await record(n, outcome);
+}
+
+/** Messages that ask a person to decide: first notices, reminders and escalations. */
+const REVIEW_NOTICES = new Set(["needs_review", "reminder", "escalated"]);
+
+/**
+ * Why a message should no longer go out, or null. A review notice to a person
+ * needs someone who may still decide; any other needs the request still pending.
+ */
+async function noLongerConcerns(n: { kind: string; approvalId: string | null; userId: string | null }): Promise<string | null> {
+  if (!n.approvalId) return null;
+  if (REVIEW_NOTICES.has(n.kind) && n.userId) {
+    return (await mayStillDecide(db(), n.approvalId, n.userId)) ? null : "the recipient can no longer act on the request";
+  }
+  const a = await db().approval.findUnique({ where: { id: n.approvalId }, select: { status: true, expiresAt: true } });
+  return a && a.status === "pending" && a.expiresAt > new Date() ? null : "the request was decided or expired";
+}
+
+/** The exact payload written at fan-out, signed; its webhook-id is the message's id, the same on every retry. */
+async function postNotificationWebhook(n: { id: string; recipient: string; body: string }): Promise<Outcome> {
+  const secret = env().NOTIFY_WEBHOOK_SECRET;
+  if (!secret) return { sent: false, dropped: "NOTIFY_WEBHOOK_SECRET is not set" };
+  const { payload } = JSON.parse(n.body) as { payload: string };
+  const r = await postSignedWebhook(n.recipient, payload, n.id, secret);
+  if (r.ok) return { sent: true, how: `HTTP ${r.statusCode}` };
+  return { sent: false, error: r.statusCode !== null ? `HTTP ${r.statusCode} (${r.errorClass})` : (r.errorClass ?? "error") };
 }
 
 async function record(

@@ -5,6 +5,7 @@
 import "server-only";
 import type { Tx } from "../db/client";
 import { eligibility, requiredRolesOf } from "../reviews/eligibility";
+import { ADMIN_ROLE } from "../users/schemas";
 
 export type Recipient = { id: string; email: string };
 
@@ -29,6 +30,33 @@ export async function eligibleRecipients(tx: Tx, approvalId: string, now = new D
     orderBy: { email: "asc" },
   });
   return holders.filter((u) => eligibility(approval, u, approval.reviews, now).ok).map((u) => ({ id: u.id, email: u.email }));
+}
+
+/**
+ * How many people could approve a new request at all: enabled holders of a
+ * required role who are not its requester, by the same rule, as if nobody
+ * had voted yet. Fewer than the quorum means it can never be approved.
+ */
+export async function countPossibleApprovers(
+  tx: Tx,
+  request: { requiredRoles: string; requestedBy: string | null; requesterKey: string | null },
+  now = new Date(),
+): Promise<number> {
+  const fresh = { ...request, status: "pending", expiresAt: new Date(now.getTime() + 60_000) };
+  const holders = await tx.user.findMany({
+    where: { disabledAt: null, roles: { some: { role: { in: requiredRolesOf(request.requiredRoles) } } } },
+    select: reviewerFacts,
+  });
+  return holders.filter((u) => eligibility(fresh, u, [], now).ok).length;
+}
+
+/** The enabled admins: they hear about requests nobody can approve. */
+export async function enabledAdmins(tx: Tx): Promise<Recipient[]> {
+  return tx.user.findMany({
+    where: { disabledAt: null, roles: { some: { role: ADMIN_ROLE } } },
+    select: { id: true, email: true },
+    orderBy: { email: "asc" },
+  });
 }
 
 /** Whether one person may still decide the request (checked again just before a message goes out). */

@@ -17,6 +17,9 @@ export const DEFAULT_POLICY: PolicyDefinition = {
   quorum: 1,
   ttl: 3600,
   priority: 1_000_000,
+  remind_at: [],
+  escalate_after: null,
+  escalate_to_roles: [],
 };
 
 class DefaultPolicyRace extends Error {}

@@ -12,6 +12,15 @@ const rolesJson = z.string().transform((s, ctx) => {
   return parsed.data;
 });
 
+const fractionsJson = z.string().transform((s, ctx) => {
+  const parsed = z.array(z.number()).safeParse(JSON.parse(s));
+  if (!parsed.success) {
+    ctx.addIssue({ code: "custom", message: "stored reminders are not a list of numbers" });
+    return z.NEVER;
+  }
+  return parsed.data;
+});
+
 type PolicyRow = {
   name: string;
   serviceSlug: string | null;
@@ -22,6 +31,9 @@ type PolicyRow = {
   ttlSeconds: number;
   priority: number;
   isDefault: boolean;
+  remindAt: string;
+  escalateAfterSeconds: number | null;
+  escalateToRoles: string;
 };
 
 /** A stored policy row as the matcher's rule. */
@@ -36,6 +48,9 @@ export function ruleFromRow(r: PolicyRow): PolicyRule {
     ttlSeconds: r.ttlSeconds,
     priority: r.priority,
     isDefault: r.isDefault,
+    remindAt: fractionsJson.parse(r.remindAt),
+    escalateAfterSeconds: r.escalateAfterSeconds,
+    escalateToRoles: rolesJson.parse(r.escalateToRoles),
   };
 }
 

@@ -19,9 +19,15 @@ export type PolicyRule = {
   ttlSeconds: number;
   priority: number;
   isDefault: boolean;
+  /** Reminders, as fractions of the TTL (strictly increasing). */
+  remindAt: number[];
+  /** Seconds until escalation; null: none. */
+  escalateAfterSeconds: number | null;
+  /** The roles escalation adds to the request's required roles. */
+  escalateToRoles: string[];
 };
 
-export type PolicySnapshot = Pick<PolicyRule, "name" | "roles" | "quorum" | "ttlSeconds">;
+export type PolicySnapshot = Pick<PolicyRule, "name" | "roles" | "quorum" | "ttlSeconds" | "remindAt" | "escalateAfterSeconds" | "escalateToRoles">;
 
 export function globMatches(pattern: string, tool: string): boolean {
   // Linear-time glob: '*' matches any run of characters (dots included).

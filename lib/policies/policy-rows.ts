@@ -21,6 +21,9 @@ export function definitionOf(rule: PolicyRule): PolicyDefinition {
     quorum: rule.quorum,
     ttl: rule.ttlSeconds,
     priority: rule.priority,
+    remind_at: rule.remindAt,
+    escalate_after: rule.escalateAfterSeconds,
+    escalate_to_roles: rule.escalateToRoles,
   };
 }
 
@@ -38,7 +41,12 @@ export function sameDefinition(a: PolicyDefinition, b: PolicyDefinition, isDefau
 export function auditDataOf(p: PolicyDefinition, change: "created" | "replaced" | "deleted", source?: string): AuditData {
   const data: AuditData = { policy: p.name, change };
   if (change !== "deleted") {
-    for (const f of POLICY_FIELDS) if (f !== "name") data[f] = p[f];
+    for (const f of POLICY_FIELDS) {
+      if (f === "name") continue;
+      // Audit data holds strings, not number lists: reminders as typed on the command line.
+      const value = p[f];
+      data[f] = f === "remind_at" ? p.remind_at.join(",") : (value as Exclude<typeof value, number[]>);
+    }
   }
   if (source) data.source = source;
   return data;
@@ -57,13 +65,26 @@ export async function writePolicyRow(tx: Tx, p: PolicyDefinition, existing: { id
     roles: JSON.stringify(p.roles),
     quorum: p.quorum,
     ttlSeconds: p.ttl,
+    remindAt: JSON.stringify(p.remind_at),
+    escalateAfterSeconds: p.escalate_after,
+    escalateToRoles: JSON.stringify(p.escalate_to_roles),
   };
   if (!existing) {
     await tx.policy.create({
       data: { id: newId("pol"), name: p.name, ...rule, priority: p.priority, isDefault: p.name === DEFAULT_POLICY_NAME },
     });
   } else if (existing.isDefault) {
-    await tx.policy.update({ where: { id: existing.id }, data: { roles: rule.roles, quorum: rule.quorum, ttlSeconds: rule.ttlSeconds } });
+    await tx.policy.update({
+      where: { id: existing.id },
+      data: {
+        roles: rule.roles,
+        quorum: rule.quorum,
+        ttlSeconds: rule.ttlSeconds,
+        remindAt: rule.remindAt,
+        escalateAfterSeconds: rule.escalateAfterSeconds,
+        escalateToRoles: rule.escalateToRoles,
+      },
+    });
   } else {
     await tx.policy.update({ where: { id: existing.id }, data: { ...rule, priority: p.priority } });
   }

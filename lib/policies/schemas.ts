@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { roleSchema } from "../users/schemas";
 import { slugSchema } from "../services/schemas";
+import { humanSeconds } from "../format/time";
 import { EFFECTS, toolPatternSchema } from "./match-policy";
 
 export const DEFAULT_POLICY_NAME = "default";
@@ -28,6 +29,45 @@ const integer = (min: number, max: number, what: string) =>
       .max(max, `must be at most ${max}`),
   );
 
+export const MAX_REMINDERS = 5;
+
+// "0.5, 0.9" as typed in a flag or a form, or a list from a policy file.
+const listOf = (v: unknown) =>
+  typeof v === "string"
+    ? v
+        .split(",")
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0)
+    : v;
+
+const fractionSchema = z.preprocess(
+  (v) => (typeof v === "string" && /^\s*\d*\.?\d+\s*$/.test(v) ? Number(v) : v),
+  z
+    .number("must be a fraction of the TTL, e.g. 0.5")
+    .gt(0, "must be more than 0 (a fraction of the TTL)")
+    .lt(1, "must be less than 1 (a fraction of the TTL)"),
+);
+
+/** When reminders go out, as fractions of the TTL: strictly increasing, each 0 < f < 1. */
+const remindAtSchema = z.preprocess(
+  (v) => listOf(v ?? []),
+  z
+    .array(fractionSchema, "must be a list of fractions of the TTL, e.g. 0.5,0.9")
+    .max(MAX_REMINDERS, `must name at most ${MAX_REMINDERS} reminders`)
+    .superRefine((fs, ctx) => {
+      for (let i = 1; i < fs.length; i++) {
+        if (fs[i]! <= fs[i - 1]!)
+          ctx.addIssue({ code: "custom", path: [i], message: "must be larger than the reminder before it (strictly increasing)" });
+      }
+    }),
+);
+
+const rolesListSchema = (max: number) =>
+  z
+    .array(roleSchema)
+    .max(max, `must name at most ${max} roles`)
+    .transform((r) => [...new Set(r)]);
+
 export const policyInputSchema = z
   .object({
     name: policyNameSchema,
@@ -47,11 +87,28 @@ export const policyInputSchema = z
     priority: integer(0, 1_000_000, "")
       .optional()
       .transform((v) => v ?? DEFAULT_PRIORITY),
+    remind_at: remindAtSchema,
+    escalate_after: integer(1, MAX_TTL_SECONDS, " of seconds")
+      .nullish()
+      .transform((v) => v ?? null),
+    escalate_to_roles: z.preprocess((v) => listOf(v ?? []), rolesListSchema(20)),
   })
   .strict()
   .superRefine((p, ctx) => {
+    // Escalation needs both halves: when, and to whom.
+    if (p.escalate_after !== null && p.escalate_to_roles.length === 0) {
+      ctx.addIssue({ code: "custom", path: ["escalate_to_roles"], message: "is required when escalate_after is set: the roles to add" });
+    }
+    if (p.escalate_after === null && p.escalate_to_roles.length > 0) {
+      ctx.addIssue({ code: "custom", path: ["escalate_after"], message: "is required when escalate_to_roles is set: seconds until escalation" });
+    }
+    if (p.escalate_after !== null && p.escalate_after >= p.ttl) {
+      ctx.addIssue({ code: "custom", path: ["escalate_after"], message: "must be less than the TTL, or the request expires before it escalates" });
+    }
+  })
+  .superRefine((p, ctx) => {
     // The default policy catches what no other policy matches: only who
-    // reviews, how many and how long can change.
+    // reviews, how many, how long, and its reminders and escalation can change.
     if (p.name !== DEFAULT_POLICY_NAME) return;
     if (p.tool !== "*") ctx.addIssue({ code: "custom", path: ["tool"], message: "the default policy matches every tool: use '*'" });
     if (p.service) ctx.addIssue({ code: "custom", path: ["service"], message: "the default policy applies to every service" });
@@ -63,9 +120,19 @@ export type PolicyInput = { [K in keyof z.input<typeof policyInputSchema>]?: unk
 export type PolicyDefinition = z.output<typeof policyInputSchema>;
 
 /** A definition's fields in their one order: the CLI's JSON, audit records and comparisons follow it. */
-export const POLICY_FIELDS = ["name", "tool", "service", "effects", "roles", "quorum", "ttl", "priority"] as const satisfies ReadonlyArray<
-  keyof PolicyDefinition
->;
+export const POLICY_FIELDS = [
+  "name",
+  "tool",
+  "service",
+  "effects",
+  "roles",
+  "quorum",
+  "ttl",
+  "priority",
+  "remind_at",
+  "escalate_after",
+  "escalate_to_roles",
+] as const satisfies ReadonlyArray<keyof PolicyDefinition>;
 
 /** Just the definition's fields, in POLICY_FIELDS order. */
 export function policyFieldsOf(p: PolicyDefinition): PolicyDefinition {
@@ -78,4 +145,12 @@ export function splitRoles(value: string): string[] {
     .split(",")
     .map((r) => r.trim())
     .filter((r) => r.length > 0);
+}
+
+/** "reminders at 50%, 90% of the TTL · escalation to oncall after 10 min", or "" when the policy has neither. */
+export function followUpWords(p: { remindAt: readonly number[]; escalateAfterSeconds: number | null; escalateToRoles: readonly string[] }): string {
+  const parts: string[] = [];
+  if (p.remindAt.length) parts.push(`reminders at ${p.remindAt.map((f) => `${Math.round(f * 1000) / 10}%`).join(", ")} of the TTL`);
+  if (p.escalateAfterSeconds !== null) parts.push(`escalation to ${p.escalateToRoles.join(", ")} after ${humanSeconds(p.escalateAfterSeconds)}`);
+  return parts.join(" · ");
 }

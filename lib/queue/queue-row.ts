@@ -30,6 +30,8 @@ export type QueueRow = {
   myDecision: "approve" | "deny" | null;
   /** Why the viewer cannot decide it (pending rows only), from eligibility(). */
   whyNot: string | null;
+  /** Fewer people could approve it at ingest than its quorum needs. */
+  quorumUnreachable: boolean;
 };
 
 /** What visibleTo() and eligibility() read of a row. */
@@ -75,5 +77,6 @@ export function toQueueRow(
     decidedBy: parseDecidedBy(r.decided_by),
     myDecision: vote?.decision === "approve" || vote?.decision === "deny" ? vote.decision : null,
     whyNot,
+    quorumUnreachable: Number(r.quorum_unreachable) === 1,
   };
 }

@@ -38,13 +38,15 @@ export type RawRow = {
   expires_at: Date | string;
   decided_at: Date | string | null;
   decided_by: string;
+  // SQLite answers 0/1, PostgreSQL a boolean.
+  quorum_unreachable: boolean | number | bigint;
 };
 
 /** One page of a section, before presentation. */
 export type SectionPage = { raw: RawRow[]; next: string | null; count: number };
 
 export const ROW_COLUMNS = Prisma.sql`a.id, a.tool, a.service_id, a.run_id, a.effects, a.environment, a.requested_by, a.requester_key, a.summary, a.status,
-           a.required_roles, a.quorum, a.approve_count, a.created_at, a.expires_at, a.decided_at, a.decided_by`;
+           a.required_roles, a.quorum, a.approve_count, a.created_at, a.expires_at, a.decided_at, a.decided_by, a.quorum_unreachable`;
 
 export type Direction = "asc" | "desc";
 /** Which time a section is sorted and paged by (then the id). */

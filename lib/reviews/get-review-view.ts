@@ -51,6 +51,8 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     digestHidden: !showDigest,
     redactedArgs: JSON.parse(a.redactedArgs) as unknown,
     policy: { name: a.policyName, roles, quorum: a.quorum, ttlSeconds: a.ttlSeconds },
+    /** Fewer people could approve it at ingest than its quorum needs. */
+    quorumUnreachable: a.quorumUnreachable,
     status,
     createdAt: a.createdAt,
     expiresAt: a.expiresAt,

@@ -11,8 +11,10 @@ import { one, optional, type Command } from "./flags";
 
 export const policyCommands: Record<string, Command> = {
   "policy set": {
-    usage: "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P]",
-    flags: [...POLICY_FIELDS],
+    usage:
+      "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P] [--remind-at F1,F2] [--escalate-after SECONDS --escalate-to-roles R1,R2]",
+    // A field's flag is its name with dashes: remind_at → --remind-at.
+    flags: POLICY_FIELDS.map((f) => f.replaceAll("_", "-")),
     run: async (f) => {
       const { change, policy } = await setPolicy(
         {
@@ -24,6 +26,9 @@ export const policyCommands: Record<string, Command> = {
           quorum: one(f, "quorum"),
           ttl: one(f, "ttl"),
           priority: optional(f, "priority"),
+          remind_at: optional(f, "remind-at"),
+          escalate_after: optional(f, "escalate-after"),
+          escalate_to_roles: optional(f, "escalate-to-roles"),
         },
         "cli",
       );
@@ -52,7 +57,16 @@ export const policyCommands: Record<string, Command> = {
       const p = answer.policy;
       return {
         ...answer.question,
-        policy: { name: p.name, roles: p.roles, quorum: p.quorum, ttl: p.ttlSeconds, default: p.isDefault },
+        policy: {
+          name: p.name,
+          roles: p.roles,
+          quorum: p.quorum,
+          ttl: p.ttlSeconds,
+          remind_at: p.remindAt,
+          escalate_after: p.escalateAfterSeconds,
+          escalate_to_roles: p.escalateToRoles,
+          default: p.isDefault,
+        },
         also_matching: answer.alsoMatching,
       };
     },

@@ -9,9 +9,15 @@ export type Provider = "sqlite" | "postgresql";
 
 export const PG_TEST_URL = process.env.PG_TEST_URL;
 
-/** The providers to run a suite on: SQLite always, PostgreSQL when PG_TEST_URL is set. */
+/**
+ * The providers to run a suite on: SQLite always, PostgreSQL when PG_TEST_URL
+ * is set; COUNTERSIGN_TEST_PROVIDERS narrows it (`npm test` runs the
+ * PostgreSQL files in a Vitest process of their own, beside the rest).
+ */
 export function providers(): Provider[] {
-  return PG_TEST_URL ? ["sqlite", "postgresql"] : ["sqlite"];
+  const all: Provider[] = PG_TEST_URL ? ["sqlite", "postgresql"] : ["sqlite"];
+  const only = process.env.COUNTERSIGN_TEST_PROVIDERS?.split(",");
+  return only ? all.filter((p) => only.includes(p)) : all;
 }
 
 export function freshSqliteUrl(): string {

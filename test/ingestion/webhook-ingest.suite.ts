@@ -14,6 +14,9 @@ export function webhookIngestSuite(provider: Provider) {
     const { base, db, svc, post, stored, expectRefusedWithoutStoring } = useWebhookService(app, "svc");
 
     it("creates a pending request: 201, recomputed digest, redacted copy, audit event", async () => {
+      // Someone who could approve it (the default policy: one reviewer), so no warning is due.
+      const { addUser } = await import("@/lib/users/add-user");
+      await addUser({ email: `reviewer-${unique()}@example.com`, roles: ["reviewer"] }, "cli");
       const data = callData({
         arguments: { to: "ana@example.com", api_key: "sk-live-abcdefghijklmnopqrstuv", amount: 10 },
         summary: "Refund ana@example.com",
@@ -27,6 +30,7 @@ export function webhookIngestSuite(provider: Provider) {
         review_url: `${base}/approvals/${String(r.body.approval_id)}`,
       });
       expect(Object.keys(r.body).sort()).toEqual(["approval_id", "args_digest", "expires_at", "review_url", "status"]);
+      expect(await db.approval.findUniqueOrThrow({ where: { id: String(r.body.approval_id) } })).toMatchObject({ quorumUnreachable: false });
       const row = await db.approval.findUniqueOrThrow({ where: { id: String(r.body.approval_id) } });
       expect(row.redactedArgs).not.toContain("ana@example.com");
       expect(row.redactedArgs).not.toContain("sk-live");

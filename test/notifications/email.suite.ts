@@ -9,12 +9,14 @@ import { startAppServer, type AppServer } from "../helpers/app-server";
 import { freshDatabaseUrl, PG_TEST_URL, type Provider } from "../helpers/databases";
 import { freePort } from "../helpers/ports";
 import { smtpSink, type ReceivedMail, type SmtpSink } from "../helpers/smtp-sink";
+import { webhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver";
 
 const SECRET_VALUES = ["ACCT-7741-NEVER", "4321987", "4111 1111 1111 1111", "4111111111111111"];
 
 export function emailNotificationSuite(provider: Provider) {
   describe.runIf(provider === "sqlite" || PG_TEST_URL)(`email notifications (${provider})`, () => {
     let sink: SmtpSink;
+    let hook: WebhookReceiver;
     const servers: AppServer[] = [];
     let dropDatabase = async () => undefined as void;
     let f: typeof import("../helpers/fixtures");
@@ -28,6 +30,9 @@ export function emailNotificationSuite(provider: Provider) {
       dropDatabase = database.drop;
       sink = smtpSink(await freePort());
       await sink.start();
+      const { generateWebhookSecret } = await import("@countersign/client");
+      const hookSecret = generateWebhookSecret();
+      hook = await webhookReceiver(hookSecret);
       const env = {
         ...secrets,
         DATABASE_URL: database.url,
@@ -36,10 +41,15 @@ export function emailNotificationSuite(provider: Provider) {
         SMTP_URL: sink.url,
         SMTP_FROM: "Countersign <countersign@test.invalid>",
         NOTIFY_RETRY_BASE_MS: "300",
+        NOTIFY_WEBHOOK_URL: hook.url,
+        NOTIFY_WEBHOOK_SECRET: hookSecret,
       };
-      servers.push(await startAppServer({ port: await freePort(), env }));
+      const port = await freePort();
+      // One public address (APP_URL), as behind a load balancer: links in messages use it.
+      const publicUrl = `http://localhost:${port}`;
+      servers.push(await startAppServer({ port, env, publicUrl }));
       // Several instances share one PostgreSQL database: each message must still go out once.
-      if (provider === "postgresql") servers.push(await startAppServer({ port: await freePort(), env }));
+      if (provider === "postgresql") servers.push(await startAppServer({ port: await freePort(), env, publicUrl }));
       appUrl = servers[0]!.baseUrl;
       Object.assign(process.env, { ...secrets, DATABASE_URL: database.url, APP_URL: appUrl });
       f = await import("../helpers/fixtures");
@@ -50,15 +60,16 @@ export function emailNotificationSuite(provider: Provider) {
     afterAll(async () => {
       await Promise.all(servers.map((s) => s.stop()));
       await sink?.stop();
+      await hook?.close();
       await db?.$disconnect();
       await dropDatabase();
     });
 
     /** A policy on a tool and role of its own, so other tests' users are not recipients. */
-    async function setUp() {
+    async function setUp(quorum = 2) {
       const role = `approver-${f.uid()}`;
       const tool = `payments.refund_${f.uid()}`;
-      await f.makePolicy({ tool, roles: [role], quorum: 2 });
+      await f.makePolicy({ tool, roles: [role], quorum });
       const [a, b, requester, disabled, other] = await Promise.all([
         f.makeUser([role]),
         f.makeUser([role]),
@@ -85,6 +96,7 @@ export function emailNotificationSuite(provider: Provider) {
     }
 
     const mailsAbout = (approvalId: string): ReceivedMail[] => sink.mails.filter((m) => m.text.includes(`/approvals/${approvalId}`));
+    const eventsAbout = (approvalId: string) => hook.events.filter((e) => e.event.data.approval_id === approvalId);
     const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
     async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000) {
@@ -98,6 +110,7 @@ export function emailNotificationSuite(provider: Provider) {
     it("tells exactly the reviewers who may decide, once each, without any argument value", async () => {
       const { a, b, tool, svc, ask } = await setUp();
       const created = await ask("c1");
+      expect(created.warnings).toBeUndefined();
       await until("two messages", async () => mailsAbout(created.approval_id).length >= 2);
       await settle(2500); // a third message (a duplicate, another instance) would arrive by now
 
@@ -117,7 +130,26 @@ export function emailNotificationSuite(provider: Provider) {
         for (const value of SECRET_VALUES) expect(`${m.subject}\n${m.text}\n${m.html}`).not.toContain(value);
       }
 
-      const rows = await db.notification.findMany({ where: { approvalId: created.approval_id } });
+      // The on-call webhook: one signed approval.needs_review, no argument values.
+      expect(hook.refused).toBe(0);
+      const events = eventsAbout(created.approval_id);
+      expect(events).toHaveLength(1);
+      expect(events[0]!.event).toMatchObject({
+        type: "approval.needs_review",
+        data: {
+          service: svc.slug,
+          tool,
+          effects: "write",
+          environment: "production",
+          review_url: `${appUrl}/approvals/${created.approval_id}`,
+          agent_summary: "Refund order 1234 to the customer",
+          quorum: 2,
+          warnings: [],
+        },
+      });
+      for (const value of SECRET_VALUES) expect(events[0]!.body).not.toContain(value);
+
+      const rows = await db.notification.findMany({ where: { approvalId: created.approval_id, channel: "email" } });
       expect(rows.map((r) => [r.recipient, r.status]).sort()).toEqual(
         [
           [a.email, "sent"],
@@ -125,8 +157,35 @@ export function emailNotificationSuite(provider: Provider) {
         ].sort(),
       );
       for (const r of rows) for (const value of SECRET_VALUES) expect(r.body).not.toContain(value);
-      const events = await db.auditEvent.findMany({ where: { approvalId: created.approval_id, type: "notification.sent" } });
-      expect(events.map((e) => (JSON.parse(e.data) as { recipient: string }).recipient).sort()).toEqual([a.email, b.email].sort());
+      const audited = await db.auditEvent.findMany({ where: { approvalId: created.approval_id, type: "notification.sent" } });
+      expect(audited.map((e) => (JSON.parse(e.data) as { recipient: string }).recipient).sort()).toEqual([a.email, b.email, hook.url].sort());
+    });
+
+    it("flags a request nobody could approve: a warning in the webhook answer, the admins told, the reviewers too", async () => {
+      const admin = await f.makeUser(["admin"]);
+      // Three approvals needed; a and b could approve; the requester and the disabled user cannot.
+      const { a, b, tool, ask } = await setUp(3);
+      const created = await ask("c1");
+      expect(created.warnings).toEqual(["quorum-unreachable"]);
+      await until("three messages", async () => mailsAbout(created.approval_id).length >= 3);
+      await settle(1500);
+      const mails = mailsAbout(created.approval_id);
+      const toAdmin = mails.filter((m) => m.to.includes(admin.email));
+      expect(toAdmin).toHaveLength(1);
+      expect(toAdmin[0]!.subject).toMatch(new RegExp(`^Nobody can approve: ${tool.replace(/[.]/g, "\\.")} from `));
+      expect(toAdmin[0]!.text).toContain("needs 3 approvals");
+      for (const value of SECRET_VALUES) expect(toAdmin[0]!.text + toAdmin[0]!.html).not.toContain(value);
+      expect(
+        mails
+          .filter((m) => !m.to.includes(admin.email))
+          .flatMap((m) => m.to)
+          .sort(),
+      ).toEqual([a.email, b.email].sort());
+      const event = await db.auditEvent.findFirstOrThrow({ where: { approvalId: created.approval_id, type: "approval.requested" } });
+      expect(JSON.parse(event.data)).toMatchObject({ quorum_unreachable: true, possible_approvers: 2 });
+      expect(eventsAbout(created.approval_id).map((e) => e.event.data.warnings)).toEqual([["quorum-unreachable"]]);
+      // A repeat of the webhook answers the same, warning included.
+      expect((await ask("c1")).warnings).toEqual(["quorum-unreachable"]);
     });
 
     it("keeps messages through an SMTP outage, and drops what a vote or a decision made meanwhile no longer concerns", async () => {
@@ -136,7 +195,7 @@ export function emailNotificationSuite(provider: Provider) {
       const decided = await ask("c3");
       const ids = [waiting.approval_id, decided.approval_id];
       await until("failed attempts", async () => {
-        const rows = await db.notification.findMany({ where: { approvalId: { in: ids } } });
+        const rows = await db.notification.findMany({ where: { approvalId: { in: ids }, channel: "email" } });
         return rows.length === 4 && rows.every((r) => r.attempts >= 1 && r.status === "pending");
       });
       // Meanwhile: a approves the first (one of two votes: still pending), and denies the second (decided).
@@ -146,7 +205,7 @@ export function emailNotificationSuite(provider: Provider) {
 
       await until("the message to b", async () => mailsAbout(waiting.approval_id).length >= 1);
       await until("every message settled", async () => {
-        const rows = await db.notification.findMany({ where: { approvalId: { in: ids } } });
+        const rows = await db.notification.findMany({ where: { approvalId: { in: ids }, channel: "email" } });
         return rows.every((r) => r.status !== "pending");
       });
       await settle(1000);
@@ -156,7 +215,7 @@ export function emailNotificationSuite(provider: Provider) {
           .flat(),
       ).toEqual([b.email]);
       expect(mailsAbout(decided.approval_id)).toEqual([]);
-      const rows = await db.notification.findMany({ where: { approvalId: { in: ids } }, orderBy: { recipient: "asc" } });
+      const rows = await db.notification.findMany({ where: { approvalId: { in: ids }, channel: "email" }, orderBy: { recipient: "asc" } });
       const byKey = Object.fromEntries(
         rows.map((r) => [`${r.approvalId === waiting.approval_id ? "waiting" : "decided"}:${r.recipient === a.email ? "a" : "b"}`, r.status]),
       );

@@ -22,6 +22,9 @@ const errorOf = (text: string) => {
   throw new Error("the file was accepted");
 };
 
+// A policy without reminders or escalation (docs/notifications.md).
+const NO_FOLLOW_UPS = { remind_at: [], escalate_after: null, escalate_to_roles: [] };
+
 const GOOD_YAML = `
 policies:
   - name: payments-large
@@ -51,15 +54,16 @@ describe("policy file", () => {
         quorum: 2,
         ttl: 1800,
         priority: 100,
+        ...NO_FOLLOW_UPS,
       },
-      { name: "default", tool: "*", service: null, effects: null, roles: ["reviewer"], quorum: 1, ttl: 3600, priority: 100 },
+      { name: "default", tool: "*", service: null, effects: null, roles: ["reviewer"], quorum: 1, ttl: 3600, priority: 100, ...NO_FOLLOW_UPS },
     ]);
   });
 
   it("reads JSON, as a bare list too", () => {
     const json = JSON.stringify([{ name: "mail", tool: "mail.send", service: "billing", roles: ["reviewer"], quorum: 1, ttl: 60, priority: 7 }]);
     expect(readPolicyFile(write("good.json", json)).policies).toEqual([
-      { name: "mail", tool: "mail.send", service: "billing", effects: null, roles: ["reviewer"], quorum: 1, ttl: 60, priority: 7 },
+      { name: "mail", tool: "mail.send", service: "billing", effects: null, roles: ["reviewer"], quorum: 1, ttl: 60, priority: 7, ...NO_FOLLOW_UPS },
     ]);
     expect(parsePolicyFile("policies: []", "empty.yaml")).toEqual([]);
   });

@@ -4,7 +4,7 @@
 import { setPolicy } from "@/lib/policies/set-policy";
 import { deletePolicy } from "@/lib/policies/delete-policy";
 import { whichPolicy } from "@/lib/policies/which-policy";
-import { splitRoles } from "@/lib/policies/schemas";
+import { followUpWords, splitRoles } from "@/lib/policies/schemas";
 import { ADMIN_WORDING, runAction, type ActionState } from "@/lib/auth/guards";
 import { field, optionalField } from "@/lib/http/form-fields";
 import { humanSeconds } from "@/lib/format/time";
@@ -24,6 +24,9 @@ export async function savePolicyAction(_prev: ActionState, fd: FormData): Promis
         quorum: field(fd, "quorum"),
         ttl: field(fd, "ttl"),
         priority: optionalField(fd, "priority"),
+        remind_at: optionalField(fd, "remind_at"),
+        escalate_after: optionalField(fd, "escalate_after"),
+        escalate_to_roles: optionalField(fd, "escalate_to_roles"),
       },
       actor,
     );
@@ -46,6 +49,8 @@ export async function testPolicyAction(_prev: ActionState, fd: FormData): Promis
       effects: optionalField(fd, "effects"),
     });
     const detail = [`Needs ${policy.quorum} approval(s) from: ${policy.roles.join(", ")}`, `Lives at most ${humanSeconds(policy.ttlSeconds)}`];
+    const followUps = followUpWords(policy);
+    if (followUps) detail.push(followUps[0]!.toUpperCase() + followUps.slice(1));
     if (alsoMatching.length) detail.push(`Also matching, less specific: ${alsoMatching.join(", ")}`);
     return {
       ok: true,

@@ -3,7 +3,7 @@ import { requirePermissionPage } from "@/lib/auth/guards";
 import { listPolicies } from "@/lib/policies/list-policies";
 import { policyFileInUse } from "@/lib/policies/policy-source";
 import type { PolicyView } from "@/lib/policies/policy-rows";
-import { DEFAULT_PRIORITY, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from "@/lib/policies/schemas";
+import { DEFAULT_PRIORITY, followUpWords, MAX_REMINDERS, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from "@/lib/policies/schemas";
 import { ActionForm } from "../_components/action-form";
 import { LocalTime } from "@/components/time";
 import { humanSeconds } from "@/lib/format/time";
@@ -67,6 +67,31 @@ function PolicyFields({ p }: { p?: PolicyView }) {
           help="Lower wins a tie"
         />
       )}
+      <TextField
+        label="Remind at"
+        name="remind_at"
+        defaultValue={p?.remind_at.join(", ")}
+        placeholder="0.5, 0.9"
+        className="w-full sm:w-36"
+        help={`Fractions of the TTL, up to ${MAX_REMINDERS}`}
+      />
+      <TextField
+        label="Escalate after (seconds)"
+        name="escalate_after"
+        type="number"
+        defaultValue={p?.escalate_after ?? ""}
+        placeholder="none"
+        className="w-44"
+        help="Less than the TTL"
+      />
+      <TextField
+        label="Escalate to"
+        name="escalate_to_roles"
+        defaultValue={p?.escalate_to_roles.join(", ")}
+        placeholder="oncall"
+        className="w-full sm:w-40"
+        help="Who may also decide once it escalates"
+      />
     </>
   );
 }
@@ -79,6 +104,11 @@ function describe(p: PolicyView): string {
   ]
     .filter(Boolean)
     .join(" · ");
+}
+
+function followUp(p: PolicyView): string {
+  const words = followUpWords({ remindAt: p.remind_at, escalateAfterSeconds: p.escalate_after, escalateToRoles: p.escalate_to_roles });
+  return words ? words[0]!.toUpperCase() + words.slice(1) : "";
 }
 
 export default async function PoliciesPage() {
@@ -127,6 +157,11 @@ export default async function PoliciesPage() {
                 {p.quorum} approval{p.quorum > 1 ? "s" : ""} from {p.roles.join(", ")} · TTL {humanSeconds(p.ttl)}
                 {p.isDefault ? "" : ` · priority ${p.priority}`}
               </p>
+              {followUp(p) && (
+                <p className="text-sm" data-testid="policy-follow-up">
+                  {followUp(p)}
+                </p>
+              )}
               <p className="text-xs text-slate-500">
                 Updated <LocalTime at={p.updatedAt.toISOString()} />
               </p>

@@ -3,6 +3,8 @@
  * fetch, jose, and the digest / webhook modules only — no server code.
  */
 import { argsDigest } from "./args-digest.js";
+import { CountersignError } from "./errors.js";
+import { generateWebhookId } from "./standard-webhooks.js";
 import { accept, send, type HttpTarget } from "./http.js";
 import type {
   ApprovalRequestInput,
@@ -79,10 +81,23 @@ export class CountersignClient {
    */
   async requestApproval(input: ApprovalRequestInput, options: RequestApprovalOptions = {}): Promise<RequestedApproval> {
     const salt = this.salts.saltForRequest(input);
-    const { body, headers } = signedApprovalRequest(input, salt, this.webhookSecrets, options.webhookId);
+    const path = `/api/v1/webhooks/${encodeURIComponent(this.serviceSlug)}`;
+    const webhookId = options.webhookId ?? generateWebhookId();
     // Remembered before sending: a retry after a lost answer must send the same salt.
     this.salts.remember(input, salt);
-    const answer = await send(this.http, "POST", `/api/v1/webhooks/${encodeURIComponent(this.serviceSlug)}`, headers, body, options);
+    const attempt = () => {
+      const { body, headers } = signedApprovalRequest(input, salt, this.webhookSecrets, webhookId);
+      return send(this.http, "POST", path, headers, body, options);
+    };
+    let answer;
+    try {
+      answer = await attempt();
+    } catch (error) {
+      // A connection that failed before any answer (often a kept-alive socket the server had
+      // just closed) is retried once: the same webhook-id makes a delivered first try harmless.
+      if (!(error instanceof CountersignError && error.code === "network-error") || options.signal?.aborted) throw error;
+      answer = await attempt();
+    }
     return { ...accept(answer, [200, 201], checkApprovalCreated), args_salt: salt };
   }
 

@@ -30,6 +30,7 @@ export { decodeReceiptUnverified, verifyReceipt, type JwksSource, type ReceiptEx
 export { verifyCallback, type CallbackHeaders, type VerifyCallbackInput } from "./callback.js";
 export { denialReason } from "./reviews.js";
 export type * from "./types.js";
+export { APPROVAL_WARNINGS } from "./types.js";
 // Digest and Standard Webhooks signing: the one implementation, shared with the server.
 export * from "./args-digest.js";
 export * from "./standard-webhooks.js";

@@ -60,6 +60,8 @@ export const checkApprovalCreated = (body: unknown) =>
     args_digest: isString,
     expires_at: isString,
     review_url: isString,
+    // Unknown warnings are kept: a newer server may add some.
+    warnings: (v) => v === undefined || isStringArray(v),
   });
 
 export const checkApprovalState = (body: unknown) =>

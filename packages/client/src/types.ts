@@ -46,7 +46,14 @@ export interface ApprovalCreated {
   args_digest: string;
   expires_at: string;
   review_url: string;
+  /** Present when something is wrong with the request as filed (docs/api.md). */
+  warnings?: ApprovalWarning[];
 }
+
+/** The warnings a webhook answer can carry (docs/api.md). */
+export const APPROVAL_WARNINGS = ["quorum-unreachable"] as const;
+/** `quorum-unreachable`: fewer people could approve it than its quorum needs; it can only be denied or expire. */
+export type ApprovalWarning = (typeof APPROVAL_WARNINGS)[number];
 
 /** How a reviewer voted. */
 export type ReviewVote = "approve" | "deny";

@@ -129,3 +129,44 @@ describe("requestApproval", () => {
     expect(received.length).toBe(before);
   });
 });
+
+describe("requestApproval on a connection that fails before any answer", () => {
+  it("retries once with the same webhook-id and signature base, so the server can tell the repeat", async () => {
+    const { createServer } = await import("node:http");
+    const { CountersignClient } = await import("../src/index.js");
+    const seen: Array<{ id: string | undefined; body: string }> = [];
+    // The first delivery's connection is cut before an answer (as a closed kept-alive socket is); the second is answered.
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        seen.push({ id: req.headers["webhook-id"] as string | undefined, body: Buffer.concat(chunks).toString("utf8") });
+        if (seen.length === 1) return req.socket.destroy();
+        const digest = (JSON.parse(seen[1]!.body) as { data: { args_digest: string } }).data.args_digest;
+        res.writeHead(201, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            approval_id: "apr_1",
+            status: "pending",
+            args_digest: digest,
+            expires_at: "2026-12-01T00:00:00Z",
+            review_url: "http://x/approvals/apr_1",
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const cs = new CountersignClient({ baseUrl: `http://127.0.0.1:${port}`, serviceSlug: "s", webhookSecret: SECRET, apiToken: "t" });
+      const created = await cs.requestApproval(newCall());
+      expect(created.approval_id).toBe("apr_1");
+      expect(seen).toHaveLength(2);
+      expect(seen[1]!.id).toBe(seen[0]!.id);
+      // The same call and salt: the digest the server would store is the same on both tries.
+      expect(JSON.parse(seen[1]!.body).data.args_digest).toBe(JSON.parse(seen[0]!.body).data.args_digest);
+    } finally {
+      server.close();
+    }
+  });
+});

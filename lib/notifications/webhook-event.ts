@@ -1,0 +1,52 @@
+// The notification webhook's events (docs/notifications.md): what an on-call
+// tool needs to page someone about a waiting request. Pure. Like every
+// notification it names the call and links to it; argument values, redacted
+// or not, are never part of it.
+export type ReviewEventKind = "needs_review" | "reminder" | "escalated";
+
+const EVENT_TYPE = {
+  needs_review: "approval.needs_review",
+  reminder: "approval.reminder",
+  escalated: "approval.escalated",
+} as const;
+
+export type ReviewEventFacts = {
+  approvalId: string;
+  service: string;
+  tool: string;
+  effects: string;
+  environment: string | null;
+  expiresAt: Date;
+  reviewUrl: string;
+  summary: string | null;
+  requiredRoles: string[];
+  quorum: number;
+  quorumUnreachable: boolean;
+  /** A reminder's number (1, 2, …). */
+  reminder?: number;
+  /** The roles an escalation added to the required roles. */
+  escalatedToRoles?: string[];
+};
+
+export function reviewEvent(kind: ReviewEventKind, f: ReviewEventFacts, now = new Date()) {
+  return {
+    type: EVENT_TYPE[kind],
+    timestamp: now.toISOString(),
+    data: {
+      approval_id: f.approvalId,
+      service: f.service,
+      tool: f.tool,
+      effects: f.effects,
+      environment: f.environment,
+      expires_at: f.expiresAt.toISOString(),
+      review_url: f.reviewUrl,
+      /** Written by the agent, not checked; stored redacted. */
+      agent_summary: f.summary,
+      required_roles: f.requiredRoles,
+      quorum: f.quorum,
+      warnings: f.quorumUnreachable ? ["quorum-unreachable"] : [],
+      ...(kind === "reminder" && f.reminder !== undefined ? { reminder: f.reminder } : {}),
+      ...(kind === "escalated" ? { escalated_to_roles: f.escalatedToRoles ?? [] } : {}),
+    },
+  };
+}

@@ -1,0 +1,3 @@
+import { remindersSuite } from "./reminders.suite";
+
+remindersSuite("postgresql");
