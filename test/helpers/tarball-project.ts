@@ -12,15 +12,18 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
 export type PackedFile = { path: string };
 
-/** Packs packages/<name> (its prepack compiles it); returns the tarball's path and its file list. */
+/**
+ * Packs packages/<name> as built by `npm test`'s first step (scripts/build-packages.mjs),
+ * without its prepack: recompiling would empty dist/ while other test processes
+ * import it. Returns the tarball's path and its file list.
+ */
 export function packWorkspace(name: string, destination: string): { tarball: string; files: string[] } {
-  const out = execFileSync(npm, ["pack", "--json", "--pack-destination", destination], {
+  const out = execFileSync(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", destination], {
     cwd: join(root, "packages", name),
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
   });
-  // prepack's own output comes first; the JSON array is the last thing printed.
-  const packed = JSON.parse(out.slice(out.indexOf("\n[") + 1)) as Array<{ filename: string; files: PackedFile[] }>;
+  const packed = JSON.parse(out.slice(out.indexOf("["))) as Array<{ filename: string; files: PackedFile[] }>;
   const first = packed[0]!;
   return { tarball: join(destination, first.filename), files: first.files.map((f) => f.path) };
 }

@@ -1,5 +1,5 @@
 // @countersign/mcp-gateway as a user gets it: both packages packed with
-// `npm pack` (prepack compiles them), installed from the tarballs into an
+// `npm pack` (as `npm test` built them), installed from the tarballs into an
 // empty project, and the installed `countersign-mcp` command run as a stdio
 // MCP server by the official SDK Client, fronting a stdio downstream, against
 // the live app: an approved call runs once with its arguments, a denied one
@@ -42,7 +42,8 @@ describe("@countersign/mcp-gateway from its tarball (live, sqlite)", () => {
 
     const started = Date.now();
     const dir = mkdtempSync(join(tmpdir(), "mcp-gateway-tarball-"));
-    for (const pkg of ["client", "mcp-gateway"]) npm(["pack", "--pack-destination", dir], join(root, "packages", pkg));
+    // As built by npm test's first step: prepack would recompile dist/ while other test processes import it.
+    for (const pkg of ["client", "mcp-gateway"]) npm(["pack", "--ignore-scripts", "--pack-destination", dir], join(root, "packages", pkg));
     const packed = Date.now();
     const project = join(dir, "project");
     mkdirSync(project);
