@@ -75,7 +75,8 @@ export default async function ApprovalPage({ params }: Params) {
         <div className="flex flex-col gap-3 lg:col-start-1">
           <DisplayWarning warnings={shown.warnings} />
           {v.status === "pending" && v.quorumUnreachable && (
-            <p role="alert" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950" data-testid="quorum-unreachable">
+            // A standing fact about the request, not news: a note, so it is not announced as an alert.
+            <p role="note" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950" data-testid="quorum-unreachable">
               Quorum unreachable: this request needs {v.policy.quorum} approval{v.policy.quorum === 1 ? "" : "s"}, but when it arrived fewer people
               could approve it (the requester never can). It can only be denied or expire unless an admin grants the role {v.policy.roles.join(", ")}{" "}
               to more people.
