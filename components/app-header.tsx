@@ -10,6 +10,8 @@ const LINKS: Array<{ href: string; label: string; permission: Permission }> = [
   { href: "/admin/services", label: "Services", permission: "admin:services" },
   { href: "/admin/audit", label: "Audit", permission: "admin:audit" },
   { href: "/admin/outbox", label: "Outbox", permission: "admin:outbox" },
+  // Everyone's own notification channels and browsers.
+  { href: "/settings", label: "Settings", permission: "queue:view" },
 ];
 
 type Props = {

@@ -57,6 +57,11 @@ export function QueueRow({ kind, row }: { kind: SectionKind; row: Row }) {
             Quorum unreachable when filed
           </span>
         )}
+        {pending && row.escalatedAt && (
+          <span className={`${badge} bg-orange-100 text-orange-900`} data-testid="row-escalated">
+            Escalated
+          </span>
+        )}
         {shown.flagged && (
           <span className={`${badge} bg-red-700 text-white`} data-testid="row-suspicious">
             Hidden or look-alike characters

@@ -20,7 +20,7 @@ import { tag } from "./helpers";
 test.describe.serial("admin server actions are refused server-side for a non-admin", () => {
   const { sessions, check } = useAdminAndReviewer();
 
-  test("services: create, rotate, finish rotation, callback URL, disable, retry a callback", async () => {
+  test("services: create, rotate, finish rotation, callback URL, notification webhook URL, disable, retry a callback", async () => {
     const { admin, reviewer } = sessions;
     test.setTimeout(240_000);
     const page = admin.page;
@@ -92,6 +92,40 @@ test.describe.serial("admin server actions are refused server-side for a non-adm
       async () => {
         await page.goto("/admin/services");
         await expect(serviceItem(page, svc.slug)).toContainText(`Callback URL: ${url}`);
+      },
+    );
+
+    // Notification webhook URL: saved, then cleared.
+    const notifyUrl = `https://oncall.example.com/${tag()}`;
+    const notifyShown = () => serviceItem(page, svc.slug).getByTestId("notify-webhook-url");
+    const saveNotify = await captureAction(page, async () => {
+      const item = serviceItem(page, svc.slug);
+      await item.getByLabel("Notification webhook URL").fill(notifyUrl);
+      await item.getByRole("button", { name: "Save notification webhook URL" }).click();
+    });
+    await check(
+      saveNotify,
+      async () => {
+        await page.goto("/admin/services");
+        await expect(notifyShown()).toHaveText("Notification webhook URL: none");
+      },
+      async () => {
+        await page.goto("/admin/services");
+        await expect(notifyShown()).toHaveText(`Notification webhook URL: ${notifyUrl}`);
+      },
+    );
+    const clearNotify = await captureAction(page, () =>
+      serviceItem(page, svc.slug).getByRole("button", { name: "Clear notification webhook URL" }).click(),
+    );
+    await check(
+      clearNotify,
+      async () => {
+        await page.goto("/admin/services");
+        await expect(notifyShown()).toHaveText(`Notification webhook URL: ${notifyUrl}`);
+      },
+      async () => {
+        await page.goto("/admin/services");
+        await expect(notifyShown()).toHaveText("Notification webhook URL: none");
       },
     );
 

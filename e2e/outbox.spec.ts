@@ -1,6 +1,7 @@
 // The notification outbox in local mode (no SMTP_URL): the email to each
 // reviewer who may decide waits in the local mailbox at /admin/outbox, with
-// the link to the request and without the arguments; reviewers cannot open it.
+// the link to the request and without the arguments, with its attempt log;
+// reviewers cannot open it.
 import { expect, test } from "@playwright/test";
 import { session } from "./admin-helpers";
 import { adminCli, createUser, newService, tag } from "./helpers";
@@ -32,6 +33,14 @@ test("an admin reads the reviewers' notifications in the local mailbox", async (
   }).toPass({ timeout: 15_000 });
   await expect(message.getByTestId("message-recipient")).toHaveText(reviewer.email);
   await expect(message.getByTestId("message-status")).toHaveText("sent");
+  await expect(message.getByTestId("message-channel")).toHaveText("email");
+  // Each attempt is logged: the local mailbox's one is "sent", with its words.
+  await message.getByText(/^Attempts \(/).click();
+  const attempt = message.getByTestId("attempt");
+  await expect(attempt).toHaveCount(1);
+  await expect(attempt.getByTestId("attempt-result")).toHaveText("sent");
+  await expect(attempt).toContainText("kept in the local mailbox");
+  await expect(attempt).toContainText(/\d+ ms$/);
   await message.getByText("Message", { exact: true }).click();
   await expect(message.locator("pre")).toContainText(`/approvals/${created.approval_id}`);
   await expect(message.locator("pre")).toContainText('"Refund the duplicate charge"');

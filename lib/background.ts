@@ -9,13 +9,16 @@ import { deliverDueCallbacks, releaseLeases } from "./callbacks/deliver-callback
 import { sweepExpired } from "./approvals/expire-approval";
 import { fanOutDueTriggers } from "./notifications/fan-out";
 import { deliverDueNotifications, releaseNotificationLeases } from "./notifications/deliver-notifications";
+import { NOTIFY_BATCH } from "./notifications/batch";
 import { pruneRateLimits } from "./rate-limit";
 import { flushRefusalTallies } from "./audit/refusal-tallies";
 import { errorFields, log } from "./log";
 import { beginShutdown } from "./shutdown";
 
 const TICK_MS = 1000;
-type State = { timer?: NodeJS.Timeout; running: boolean; stopping: boolean; ticks: number };
+/** A tick keeps working through due notifications while there are more, up to this long. */
+const DRAIN_MS = 5000;
+type State = { timer?: NodeJS.Timeout; running: boolean; stopping: boolean; ticks: number; again: boolean };
 const g = globalThis as unknown as { countersignBackground?: State };
 
 async function tick(state: State): Promise<void> {
@@ -24,8 +27,15 @@ async function tick(state: State): Promise<void> {
   try {
     await sweepExpired();
     await deliverDueCallbacks();
-    await fanOutDueTriggers();
-    await deliverDueNotifications();
+    // Under a burst of requests, a full batch means more are due: keep at it
+    // rather than wait a second per batch, so reviewers hear within seconds.
+    const drainUntil = Date.now() + DRAIN_MS;
+    let more = true;
+    while (more && !state.stopping) {
+      const fannedOut = await fanOutDueTriggers();
+      const attempted = await deliverDueNotifications();
+      more = (fannedOut === NOTIFY_BATCH || attempted === NOTIFY_BATCH) && Date.now() < drainUntil;
+    }
     ++state.ticks;
     // Refusal counts of minutes that are over become audit events.
     if (state.ticks % 10 === 0) await flushRefusalTallies();
@@ -35,11 +45,28 @@ async function tick(state: State): Promise<void> {
   } finally {
     state.running = false;
   }
+  if (state.again && !state.stopping) {
+    state.again = false;
+    setImmediate(() => void tick(state));
+  }
+}
+
+/**
+ * Runs the background work now rather than at the next second: a request
+ * just filed has reviewers to tell. On an instance without background work
+ * (a script, a test process) it does nothing; another instance's clock
+ * still picks the work up within a second.
+ */
+export function nudgeBackgroundWork(): void {
+  const state = g.countersignBackground;
+  if (!state || state.stopping) return;
+  if (state.running) state.again = true;
+  else setImmediate(() => void tick(state));
 }
 
 export function startBackgroundWork(): void {
   if (g.countersignBackground) return;
-  const state: State = { running: false, stopping: false, ticks: 0 };
+  const state: State = { running: false, stopping: false, ticks: 0, again: false };
   g.countersignBackground = state;
   state.timer = setInterval(() => void tick(state), TICK_MS);
   state.timer.unref();

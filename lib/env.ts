@@ -4,12 +4,14 @@
 // (lib/local-secrets.ts), so `npm start` works on a fresh clone.
 import "server-only";
 import { z } from "zod";
-import { loadOrCreateLocalSecrets, SECRET_NAMES, type SecretName } from "./local-secrets";
+import { loadOrCreateLocalSecrets, SECRET_NAMES, VAPID_NAMES, type SecretName } from "./local-secrets";
 
 const base64Key32 = (name: string) =>
   z.string().refine((v) => Buffer.from(v, "base64").length === 32, {
     message: `${name} must be 32 random bytes, base64-encoded`,
   });
+
+const isBase64Url = (v: string) => /^[A-Za-z0-9_-]+$/.test(v);
 
 const flag = z
   .enum(["0", "1", "true", "false", ""])
@@ -66,12 +68,34 @@ const envSchema = z
       .optional(),
     // First retry delay of a notification that could not be sent; later ones double (capped at 1 h).
     NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+    // Web Push (lib/notifications/web-push.ts): a P-256 key pair, base64url; without both, push is off.
+    VAPID_PUBLIC_KEY: z
+      .string()
+      .refine((v) => isBase64Url(v) && Buffer.from(v, "base64url").length === 65 && v.startsWith("B"), {
+        message: "VAPID_PUBLIC_KEY must be an uncompressed P-256 public key (65 bytes), base64url",
+      })
+      .optional(),
+    VAPID_PRIVATE_KEY: z
+      .string()
+      .refine((v) => isBase64Url(v) && Buffer.from(v, "base64url").length === 32, {
+        message: "VAPID_PRIVATE_KEY must be a P-256 private key (32 bytes), base64url",
+      })
+      .optional(),
+    // Who push services may contact about this sender (RFC 8292). Apple refuses a localhost one.
+    VAPID_SUBJECT: z
+      .string()
+      .regex(/^(mailto:[^\s@]+@[^\s@]+|https:\/\/[^\s/]+(\/\S*)?)$/, "VAPID_SUBJECT must be a mailto: address or an https: URL")
+      .default("mailto:countersign@localhost"),
     // Bench-only routes (app/api/bench/*) answer 404 unless set. Never set in production.
     COUNTERSIGN_BENCH: flag,
   })
   .refine((e) => !e.AUTH_OIDC_ISSUER || (e.AUTH_OIDC_ID && e.AUTH_OIDC_SECRET), {
     message: "AUTH_OIDC_ISSUER needs AUTH_OIDC_ID and AUTH_OIDC_SECRET",
     path: ["AUTH_OIDC_ID"],
+  })
+  .refine((e) => !e.VAPID_PUBLIC_KEY === !e.VAPID_PRIVATE_KEY, {
+    message: "VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY go together (`npx web-push generate-vapid-keys` makes a pair)",
+    path: ["VAPID_PRIVATE_KEY"],
   })
   .refine((e) => !e.NOTIFY_WEBHOOK_URL || e.NOTIFY_WEBHOOK_SECRET, {
     message: "NOTIFY_WEBHOOK_URL needs NOTIFY_WEBHOOK_SECRET (whsec_…, e.g. from `npm run admin -- service add`'s format)",
@@ -104,6 +128,11 @@ export function parseEnv(source: NodeJS.ProcessEnv): Env {
     }
     const local = loadOrCreateLocalSecrets(raw.COUNTERSIGN_DATA_DIR ?? "./data");
     for (const n of missing) raw[n] = local[n as SecretName];
+  }
+  // Outside production a missing VAPID pair is generated like the secrets above (production: push stays off).
+  if (!production && VAPID_NAMES.every((n) => !raw[n])) {
+    const local = loadOrCreateLocalSecrets(raw.COUNTERSIGN_DATA_DIR ?? "./data");
+    for (const n of VAPID_NAMES) raw[n] = local[n];
   }
   const parsed = envSchema.safeParse(raw);
   if (!parsed.success) {

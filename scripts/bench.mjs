@@ -13,7 +13,10 @@
 //   1. the app (the product as shipped) on a fresh database; set-up through
 //      the domain functions (scripts/bench/helper.ts)
 //   2. A: warm-up, idle memory, the trivial route, signed webhook ingest,
-//      consume at 16 concurrent executors, memory after the load
+//      consume at 16 concurrent executors, memory after the load; during
+//      the ingest, each request's notifications: accepted (2xx) → the mail
+//      accepted by a real SMTP server, and → the push endpoint hit
+//      (scripts/bench/notify.mjs), drained before the consume starts
 //   (3. was "ingest with the audit chain ÷ without", dropped: it needed a
 //      switch inside the ingestion transaction; see docs/performance.md)
 //   4. Playwright: an open /approvals page, webhooks sent one at a time,
@@ -38,6 +41,7 @@ import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
 import { chromiumLaunchOptions } from "../e2e/chromium.mjs";
 import { renderBench, renderFigures } from "./bench/render.mjs";
+import { notifyFigures, notifyLatencies, startPushEndpoint, startSmtpSink, vapidEnv, waitForDrain } from "./bench/notify.mjs";
 import { createTemporaryDatabase } from "./db/temporary-database.mjs";
 import { credentialsSignIn } from "./http/credentials-sign-in.mjs";
 
@@ -287,8 +291,11 @@ async function startApp(name, port, env) {
   return { name, baseUrl, child, stop, ready, output: () => out };
 }
 
-/** autocannon run; `list` (optional) supplies one distinct request per call. */
-function cannon(opts, list) {
+/**
+ * autocannon run; `list` (optional) supplies one distinct request per call;
+ * `onResponse` (optional) sees each answer's status and body as it completes.
+ */
+function cannon(opts, list, onResponse) {
   let i = 0;
   const requests = list
     ? [
@@ -297,6 +304,8 @@ function cannon(opts, list) {
             const r = list[Math.min(i++, list.length - 1)];
             return { ...req, method: r.method ?? "POST", path: r.path, headers: r.headers, body: r.body };
           },
+          // autocannon calls the template's onResponse, not the set-up request's.
+          ...(onResponse ? { onResponse } : {}),
         },
       ]
     : undefined;
@@ -408,8 +417,19 @@ async function main() {
   const database = await freshDatabase();
   cleanups.push(database.drop);
   const secrets = runHelper(["secrets"], {});
+  // Where the app's notifications go: a real SMTP server and a push endpoint, both local.
+  const smtp = await startSmtpSink();
+  cleanups.push(smtp.stop);
+  const push = await startPushEndpoint(tmp);
+  cleanups.push(push.stop);
   const env = {
     ...secrets,
+    ...vapidEnv(),
+    SMTP_URL: smtp.url,
+    NOTIFY_RETRY_BASE_MS: "1000",
+    // The push endpoint's self-signed certificate, and its loopback address (production refuses loopback otherwise).
+    NODE_EXTRA_CA_CERTS: push.caFile,
+    CALLBACK_ALLOW_LOOPBACK: "1",
     DATABASE_URL: database.url,
     COUNTERSIGN_DATA_DIR: join(tmp, "data"),
     COUNTERSIGN_BENCH: "1",
@@ -462,6 +482,8 @@ async function main() {
     }));
   });
   const setup = JSON.parse(readFileSync(setupFile, "utf8"));
+  // The signed-in reviewer's browser subscribed to push (the row a browser's subscription makes).
+  runHelper(["push-subscribe", setup.signIn.email, push.endpoint, push.keys.p256dh, push.keys.auth], helperEnv);
 
   // ---- 2. load on A
   log(`signing ${P.ingestN + 50} realistic webhooks…`);
@@ -480,8 +502,25 @@ async function main() {
     const noop = await withCpu(app, () => cannon({ url: `${base}/api/bench/noop`, connections: P.connections, duration: P.noopSeconds }));
     await profileMark("noop");
     log(`ingest: ${P.ingestN} signed webhooks at ${P.connections} connections`);
-    const ingest = await withCpu(app, () => cannon({ url: base, connections: P.connections, amount: P.ingestN, timeout: 30 }, hooks.slice(50)));
+    const accepted = new Map(); // approval id → when its 2xx answer arrived
+    const noteAccepted = (status, body) => {
+      if (status >= 200 && status < 300) accepted.set(JSON.parse(body).approval_id, performance.now());
+    };
+    const [mails0, pushes0] = [smtp.mails.length, push.pushes.length];
+    const ingest = await withCpu(app, () =>
+      cannon({ url: base, connections: P.connections, amount: P.ingestN, timeout: 30 }, hooks.slice(50), noteAccepted),
+    );
     await profileMark("ingest");
+    log(`notifications: waiting for the mails and pushes of ${accepted.size} requests…`);
+    const drainSeconds = await waitForDrain(smtp, push);
+    const notify = {
+      drain_seconds: drainSeconds,
+      email: notifyLatencies(accepted, smtp.mails.slice(mails0)),
+      push: { ...notifyLatencies(accepted, push.pushes.slice(pushes0)), refused: push.refused.count },
+    };
+    log(
+      `notifications: ${notify.email.messages} mails (p95 ${notify.email.p95} ms), ${notify.push.messages} pushes (p95 ${notify.push.p95} ms), drained ${drainSeconds} s after the load`,
+    );
     log(`consume: ${P.consumeN} consumes at ${P.connections} concurrent executors`);
     const consume = await withCpu(app, () => cannon({ url: base, connections: P.connections, amount: P.consumeN, timeout: 30 }, consumes.slice(40)));
     await profileMark("consume");
@@ -499,6 +538,7 @@ async function main() {
       idle,
       noop,
       ingest,
+      notify,
       consume,
       loaded,
       settled,
@@ -549,7 +589,7 @@ async function main() {
     return { seeded: s, verify: { ...v, runs_ms: runs.map((r) => Math.round(r.ms)) } };
   });
 
-  const { idle, noop, ingest, consume, loaded, settled, memory } = load;
+  const { idle, noop, ingest, notify, consume, loaded, settled, memory } = load;
   const [q100, qBig] = queue;
   const ratio = (a, b) => (a != null && b ? a / b : null);
   const figures = [
@@ -586,6 +626,7 @@ async function main() {
       target: "≤ 2 s",
       met: (v) => v <= 2,
     },
+    ...notifyFigures(notify),
     {
       key: "audit_verify_eps",
       figure: `audit verify events/s (${verify.events.toLocaleString("en-US")} events)`,
@@ -624,6 +665,7 @@ async function main() {
     `Requests: trivial ${noop.total} (non-2xx ${noop.non2xx}, errors ${noop.errors}); ingest ${ingest.total} (non-2xx ${ingest.non2xx}, errors ${ingest.errors}, mean body ${hookStats.mean_body_bytes} B); consume ${consume.total} (non-2xx ${consume.non2xx}, errors ${consume.errors}).`,
     `App CPU ms per request: trivial ${noop.cpu_ms_per_request}, ingest ${ingest.cpu_ms_per_request}, consume ${consume.cpu_ms_per_request}. V8 heap used/total MiB idle ${memory.idle?.heapUsed}/${memory.idle?.heapTotal}, 2 s after load ${memory.loaded?.heapUsed}/${memory.loaded?.heapTotal}, 15 s after ${memory.settled?.heapUsed}/${memory.settled?.heapTotal}, after a forced full GC ${memory.after_gc?.heapUsed}/${memory.after_gc?.heapTotal} (RSS ${memory.after_gc?.rss}).`,
     `Latency p50/p99 ms: trivial ${noop.p50}/${noop.p99}; ingest ${ingest.p50}/${ingest.p99}; consume ${consume.p50}/${consume.p99}. Queue page median/p95 ms: ${q100.median}/${q100.p95} at ${q100.pending} pending, ${qBig.median}/${qBig.p95} at ${qBig.pending.toLocaleString("en-US")}. Live rows seen with ${live.pending} pending.`,
+    `Notifications during the ingest: ${notify.email.messages} mails and ${notify.push.messages} pushes about ${notify.email.requests} requests (and ${notify.email.other_messages + notify.push.other_messages} about the warm-up's requests), the last ${notify.drain_seconds} s after the load ended; pushes that did not decrypt: ${notify.push.refused}.`,
     `Phases (s): ${Object.entries(phases)
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}; total ${((performance.now() - started) / 1000).toFixed(0)}.`,
@@ -660,6 +702,7 @@ async function main() {
       rss_kib: { idle, loaded, settled },
       memory_mib: memory,
       live,
+      notify,
       queue_page: queue,
       render,
       audit: { seeded, verify },

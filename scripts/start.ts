@@ -11,7 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError, env } from "@/lib/env";
-import { loadOrCreateLocalSecrets, SECRET_NAMES } from "@/lib/local-secrets";
+import { loadOrCreateLocalSecrets, SECRET_NAMES, VAPID_NAMES } from "@/lib/local-secrets";
 import { prepareDatabase } from "@/lib/startup/prepare";
 import { db } from "@/lib/db/client";
 import { DEMO_USERS, databaseIsEmpty, seedDemo, sendDemoRequests } from "@/lib/demo/seed";
@@ -38,6 +38,8 @@ async function main() {
     process.env.NOTIFY_LOCAL_MAILBOX ??= "1";
     const secrets = loadOrCreateLocalSecrets(process.env.COUNTERSIGN_DATA_DIR ?? "./data");
     for (const n of SECRET_NAMES) process.env[n] ??= secrets[n];
+    // Web Push's key pair too, unless the environment sets one (both or neither).
+    if (VAPID_NAMES.every((n) => !process.env[n])) for (const n of VAPID_NAMES) process.env[n] = secrets[n];
   }
   const e = env();
   // POLICY_FILE: validated before anything else (a bad entry stops start-up,

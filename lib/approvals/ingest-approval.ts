@@ -17,6 +17,7 @@ import { matchPolicy } from "../policies/match-policy";
 import { loadRedactor } from "../redaction-rules/manage-rules";
 import type { ServiceAuth } from "../services/service-secrets";
 import { announceChange, emitLocalChange } from "./changes";
+import { nudgeBackgroundWork } from "../background";
 import { approvalCreatedBody } from "./present";
 import type { ApprovalCreated, ApprovalRequested } from "./schemas";
 
@@ -139,6 +140,8 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
       return { created: true, body: approvalCreatedBody(approval) };
     });
     emitLocalChange(result.body.approval_id);
+    // Its reviewers are told now, not at the next tick.
+    if (result.created) nudgeBackgroundWork();
     return result;
   } catch (e) {
     // A repeat, or a concurrent identical delivery that won the race: the

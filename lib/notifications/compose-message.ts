@@ -94,3 +94,37 @@ export function composeMessage(f: MessageFacts): ComposedMessage {
   ].join("\n");
   return { subject, text, html };
 }
+
+/**
+ * A push notification: what fits a phone's lock screen, so shorter than an
+ * email (the summary cut to one short line, marked as the agent's words) and,
+ * like every message, nothing from the arguments.
+ */
+export type PushMessage = { title: string; body: string; url: string; tag: string };
+
+export function composePush(f: MessageFacts & { approvalId: string }): PushMessage {
+  const where = f.environment ? `${f.service} (${f.environment})` : f.service;
+  const expires = f.expiresAt.toISOString().slice(11, 16);
+  return {
+    title: `${SUBJECT[f.kind]}: ${oneLine(f.tool, 80)}`,
+    body: [
+      `${oneLine(where, 80)} · ${oneLine(f.effects, 40)} · expires ${expires} UTC`,
+      ...(f.summary ? [`Agent says (unchecked): "${oneLine(f.summary, 120)}"`] : []),
+    ].join("\n"),
+    url: f.reviewUrl,
+    // A reminder or escalation replaces the earlier notice about the same request.
+    tag: `approval-${f.approvalId}`,
+  };
+}
+
+/** The message a user sends themselves from /settings to try their channels. */
+export function composeTestMessage(settingsUrl: string): ComposedMessage & { push: PushMessage } {
+  const lead = "This is a test message from Countersign. Your notifications reach you on this channel.";
+  const why = "You get this because you asked for a test message on your settings page.";
+  return {
+    subject: "Countersign test message",
+    text: [lead, "", `Your settings: ${settingsUrl}`, "", why].join("\n"),
+    html: [`<p>${escapeHtml(lead)}</p>`, `<p><a href="${escapeHtml(settingsUrl)}">Your settings</a></p>`, `<p>${escapeHtml(why)}</p>`].join("\n"),
+    push: { title: "Countersign test message", body: "Notifications reach you in this browser.", url: settingsUrl, tag: "countersign-test" },
+  };
+}

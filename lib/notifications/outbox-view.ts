@@ -1,9 +1,15 @@
 // The notification outbox as admins see it (/admin/outbox): the newest
-// messages with their status, attempts and outcome. Bodies hold no argument
-// values (compose-message.ts), so the local mailbox can show them whole.
+// messages with their status, attempts and outcome, and each message's own
+// attempt log. Bodies hold no argument values (compose-message.ts), so the
+// local mailbox can show them whole; an attempt's detail is words without values.
 import "server-only";
 import { db } from "../db/client";
 import { emailChannel, type EmailChannel } from "./mailer";
+
+/** Attempts shown per message: a message retried for a day has about 35. */
+export const ATTEMPTS_SHOWN = 20;
+
+export type OutboxAttempt = { at: Date; result: string; detail: string; durationMs: number };
 
 export type OutboxMessage = {
   id: string;
@@ -19,24 +25,46 @@ export type OutboxMessage = {
   createdAt: Date;
   sentAt: Date | null;
   nextAttemptAt: Date;
+  /** The latest attempts, newest first, at most ATTEMPTS_SHOWN. */
+  log: OutboxAttempt[];
 };
 
+/** The body's readable text; every channel's body carries one (queue-message.ts). */
+function readableText(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { text?: unknown };
+    return typeof parsed.text === "string" ? parsed.text : "";
+  } catch {
+    return "";
+  }
+}
+
 export async function listOutbox(limit = 100): Promise<{ channel: EmailChannel; messages: OutboxMessage[] }> {
-  const rows = await db().notification.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: limit });
-  const messages = rows.map((r) => ({
-    id: r.id,
-    approvalId: r.approvalId,
-    channel: r.channel,
-    kind: r.kind,
-    recipient: r.recipient,
-    subject: r.subject,
-    text: (JSON.parse(r.body) as { text: string }).text,
-    status: r.status,
-    outcome: r.outcome,
-    attempts: r.attempts,
-    createdAt: r.createdAt,
-    sentAt: r.sentAt,
-    nextAttemptAt: r.nextAttemptAt,
-  }));
+  // The attempts come in the same call, only for the messages on the page.
+  const rows = await db().notification.findMany({
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+    select: {
+      id: true,
+      approvalId: true,
+      channel: true,
+      kind: true,
+      recipient: true,
+      subject: true,
+      body: true,
+      status: true,
+      outcome: true,
+      attempts: true,
+      createdAt: true,
+      sentAt: true,
+      nextAttemptAt: true,
+      attemptsLog: {
+        orderBy: [{ at: "desc" }, { id: "desc" }],
+        take: ATTEMPTS_SHOWN,
+        select: { at: true, result: true, detail: true, durationMs: true },
+      },
+    },
+  });
+  const messages = rows.map(({ body, attemptsLog, ...r }) => ({ ...r, text: readableText(body), log: attemptsLog }));
   return { channel: emailChannel(), messages };
 }

@@ -7,11 +7,13 @@ import type { Tx } from "../db/client";
 import { eligibility, requiredRolesOf } from "../reviews/eligibility";
 import { ADMIN_ROLE } from "../users/schemas";
 
-export type Recipient = { id: string; email: string };
+/** A person to tell, with the channels they chose on /settings. */
+export type Recipient = { id: string; email: string; notifyEmail: boolean; notifyPush: boolean };
+
+const channels = { id: true, email: true, notifyEmail: true, notifyPush: true } as const;
 
 const reviewerFacts = {
-  id: true,
-  email: true,
+  ...channels,
   disabledAt: true,
   roles: { select: { role: true } },
   identities: { select: { email: true, subject: true } },
@@ -29,7 +31,9 @@ export async function eligibleRecipients(tx: Tx, approvalId: string, now = new D
     select: reviewerFacts,
     orderBy: { email: "asc" },
   });
-  return holders.filter((u) => eligibility(approval, u, approval.reviews, now).ok).map((u) => ({ id: u.id, email: u.email }));
+  return holders
+    .filter((u) => eligibility(approval, u, approval.reviews, now).ok)
+    .map((u) => ({ id: u.id, email: u.email, notifyEmail: u.notifyEmail, notifyPush: u.notifyPush }));
 }
 
 /**
@@ -54,7 +58,7 @@ export async function countPossibleApprovers(
 export async function enabledAdmins(tx: Tx): Promise<Recipient[]> {
   return tx.user.findMany({
     where: { disabledAt: null, roles: { some: { role: ADMIN_ROLE } } },
-    select: { id: true, email: true },
+    select: channels,
     orderBy: { email: "asc" },
   });
 }

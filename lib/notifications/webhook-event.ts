@@ -1,7 +1,10 @@
 // The notification webhook's events (docs/notifications.md): what an on-call
 // tool needs to page someone about a waiting request. Pure. Like every
 // notification it names the call and links to it; argument values, redacted
-// or not, are never part of it.
+// or not, are never part of it. Its type is the client package's, so the wire
+// and what integrators compile against cannot drift apart.
+import type { Effects, ReviewNoticeEvent } from "@countersign/client";
+
 export type ReviewEventKind = "needs_review" | "reminder" | "escalated";
 
 const EVENT_TYPE = {
@@ -28,7 +31,7 @@ export type ReviewEventFacts = {
   escalatedToRoles?: string[];
 };
 
-export function reviewEvent(kind: ReviewEventKind, f: ReviewEventFacts, now = new Date()) {
+export function reviewEvent(kind: ReviewEventKind, f: ReviewEventFacts, now = new Date()): ReviewNoticeEvent {
   return {
     type: EVENT_TYPE[kind],
     timestamp: now.toISOString(),
@@ -36,7 +39,8 @@ export function reviewEvent(kind: ReviewEventKind, f: ReviewEventFacts, now = ne
       approval_id: f.approvalId,
       service: f.service,
       tool: f.tool,
-      effects: f.effects,
+      // validated at ingest as one of the three
+      effects: f.effects as Effects,
       environment: f.environment,
       expires_at: f.expiresAt.toISOString(),
       review_url: f.reviewUrl,

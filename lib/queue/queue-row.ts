@@ -32,6 +32,8 @@ export type QueueRow = {
   whyNot: string | null;
   /** Fewer people could approve it at ingest than its quorum needs. */
   quorumUnreachable: boolean;
+  /** When its policy escalated it to more roles, if it did. */
+  escalatedAt: Date | null;
 };
 
 /** What visibleTo() and eligibility() read of a row. */
@@ -78,5 +80,6 @@ export function toQueueRow(
     myDecision: vote?.decision === "approve" || vote?.decision === "deny" ? vote.decision : null,
     whyNot,
     quorumUnreachable: Number(r.quorum_unreachable) === 1,
+    escalatedAt: r.escalated_at === null ? null : toDate(r.escalated_at),
   };
 }

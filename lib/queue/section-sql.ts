@@ -40,13 +40,15 @@ export type RawRow = {
   decided_by: string;
   // SQLite answers 0/1, PostgreSQL a boolean.
   quorum_unreachable: boolean | number | bigint;
+  escalated_at: Date | string | null;
 };
 
 /** One page of a section, before presentation. */
 export type SectionPage = { raw: RawRow[]; next: string | null; count: number };
 
 export const ROW_COLUMNS = Prisma.sql`a.id, a.tool, a.service_id, a.run_id, a.effects, a.environment, a.requested_by, a.requester_key, a.summary, a.status,
-           a.required_roles, a.quorum, a.approve_count, a.created_at, a.expires_at, a.decided_at, a.decided_by, a.quorum_unreachable`;
+           a.required_roles, a.quorum, a.approve_count, a.created_at, a.expires_at, a.decided_at, a.decided_by, a.quorum_unreachable,
+           a.escalated_at`;
 
 export type Direction = "asc" | "desc";
 /** Which time a section is sorted and paged by (then the id). */

@@ -53,6 +53,8 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     policy: { name: a.policyName, roles, quorum: a.quorum, ttlSeconds: a.ttlSeconds },
     /** Fewer people could approve it at ingest than its quorum needs. */
     quorumUnreachable: a.quorumUnreachable,
+    /** When its policy escalated it, and the roles that joined then. */
+    escalation: a.escalatedAt ? { at: a.escalatedAt, roles: requiredRolesOf(a.escalateToRoles) } : null,
     status,
     createdAt: a.createdAt,
     expiresAt: a.expiresAt,

@@ -85,10 +85,14 @@ export async function disableService(slugInput: string, actor: Actor): Promise<{
   });
 }
 
-/** Refuses a callback URL callbacks may not reach (lib/callbacks/callback-target.ts), saying why. */
-async function allowedCallbackUrl(url: string): Promise<string> {
+/**
+ * Refuses a URL callbacks may not reach (lib/callbacks/callback-target.ts),
+ * saying why. Notification webhooks are signed POSTs like callbacks, so they
+ * go only where a callback may.
+ */
+async function allowedCallbackUrl(url: string, what = "Callback URL"): Promise<string> {
   const refused = await checkCallbackUrlOnSave(url, callbackTargetPolicy());
-  if (refused) throw new AppError("invalid-request", `Callback URL refused: ${refused.message}.`);
+  if (refused) throw new AppError("invalid-request", `${what} refused: ${refused.message}.`);
   return url;
 }
 
@@ -108,6 +112,29 @@ export async function updateCallbackUrl(
     const { count } = await tx.service.updateMany({ where: { slug }, data: { callbackUrl } });
     if (count === 0) throw new AppError("not-found", `no service ${slug}`);
     return { slug, callback_url: callbackUrl };
+  });
+}
+
+/**
+ * Sets or clears the service's notification webhook URL (docs/notifications.md):
+ * its review notices go there too, signed with the service's callback secret.
+ * The same rules as the callback URL; the audit event names the change, not the URL.
+ */
+export async function updateNotifyWebhookUrl(
+  input: { slug: string; notifyWebhookUrl: string | null },
+  actor: Actor,
+): Promise<{ slug: string; notify_webhook_url: string | null }> {
+  const slug = slugSchema.parse(input.slug);
+  const url = input.notifyWebhookUrl ? await allowedCallbackUrl(callbackUrlSchema.parse(input.notifyWebhookUrl), "Notification webhook URL") : null;
+  return inTransaction(async (tx) => {
+    await appendAuditEvent(tx, {
+      type: "service.updated",
+      actor,
+      data: { service: slug, field: "notify_webhook_url", change: url ? "set" : "cleared" },
+    });
+    const { count } = await tx.service.updateMany({ where: { slug }, data: { notifyWebhookUrl: url } });
+    if (count === 0) throw new AppError("not-found", `no service ${slug}`);
+    return { slug, notify_webhook_url: url };
   });
 }
 
@@ -142,6 +169,7 @@ export async function retryCallbackDelivery(deliveryId: string, actor: Actor): P
 export type ServiceView = {
   slug: string;
   callbackUrl: string | null;
+  notifyWebhookUrl: string | null;
   disabled: boolean;
   rotating: boolean;
   createdAt: Date;
@@ -151,7 +179,7 @@ export type ServiceView = {
 export async function listServices(): Promise<ServiceView[]> {
   const rows = await db().service.findMany({
     orderBy: { slug: "asc" },
-    select: { slug: true, callbackUrl: true, disabledAt: true, createdAt: true },
+    select: { slug: true, callbackUrl: true, notifyWebhookUrl: true, disabledAt: true, createdAt: true },
   });
   const rotating = new Set(
     (await db().service.findMany({ where: { webhookSecretPrevEnc: { not: null } }, select: { slug: true } })).map((s) => s.slug),
@@ -159,6 +187,7 @@ export async function listServices(): Promise<ServiceView[]> {
   return rows.map((s) => ({
     slug: s.slug,
     callbackUrl: s.callbackUrl,
+    notifyWebhookUrl: s.notifyWebhookUrl,
     disabled: s.disabledAt != null,
     rotating: rotating.has(s.slug),
     createdAt: s.createdAt,

@@ -1,10 +1,10 @@
 // Users, roles, services, redaction rules and receipt keys.
 import { addUser } from "@/lib/users/add-user";
 import { grantRole, revokeRole } from "@/lib/users/roles";
-import { createService, disableService, finishRotation, rotateWebhookSecret } from "@/lib/services/manage-services";
+import { createService, disableService, finishRotation, rotateWebhookSecret, updateNotifyWebhookUrl } from "@/lib/services/manage-services";
 import { rotateReceiptKey } from "@/lib/receipts/signing-keys";
 import { addRedactionRule, listRedactionRules, removeRedactionRule } from "@/lib/redaction-rules/manage-rules";
-import { one, optional, type Command } from "./flags";
+import { one, optional, UsageError, type Command } from "./flags";
 
 export const coreCommands: Record<string, Command> = {
   "user add": {
@@ -36,6 +36,18 @@ export const coreCommands: Record<string, Command> = {
     usage: "service disable --slug S",
     flags: ["slug"],
     run: (f) => disableService(one(f, "slug"), "cli"),
+  },
+  "service set-notify-webhook": {
+    usage: "service set-notify-webhook --slug S (--url U | --clear)",
+    flags: ["slug", "url", "clear"],
+    run: (f) => {
+      // Exactly one of the two: a forgotten --url must not clear the URL silently.
+      if (f.has("url") === f.has("clear")) throw new UsageError("give either --url U or --clear");
+      if (f.has("clear") && f.get("clear")!.join() !== "true") throw new UsageError("--clear takes no value");
+      const url = f.has("url") ? one(f, "url") : null;
+      if (url === "") throw new UsageError("--url needs a URL (--clear removes it)");
+      return updateNotifyWebhookUrl({ slug: one(f, "slug"), notifyWebhookUrl: url }, "cli");
+    },
   },
   "redaction add": {
     usage: "redaction add --name N --pattern REGEX",

@@ -11,6 +11,9 @@
 //                                      (--reset first cancels every pending one)
 //   seed-audit <total>               → audit events appended until the chain holds <total>
 //   verify-audit                     → stdout: verifyChain() result and its duration
+//   push-subscribe <email> <endpoint> <p256dh> <auth>
+//                                    → the user's browser subscribed to Web Push (the row a
+//                                      subscription from /settings makes)
 //
 // queue-seed and seed-audit write in bulk (bulk-seed.ts; the app must be idle
 // or stopped for seed-audit); traffic.ts makes the realistic requests.
@@ -18,6 +21,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { generateSecrets } from "@/lib/local-secrets";
 import { db } from "@/lib/db/client";
+import { newId } from "@/lib/ids";
 import { setPolicy } from "@/lib/policies/set-policy";
 import { createService } from "@/lib/services/manage-services";
 import { findServiceForWebhook } from "@/lib/services/service-secrets";
@@ -113,6 +117,12 @@ async function verifyAudit() {
   process.stdout.write(JSON.stringify({ ...r, ms }) + "\n");
 }
 
+async function pushSubscribe(email: string, endpoint: string, p256dh: string, auth: string) {
+  const user = await db().user.findUniqueOrThrow({ where: { email }, select: { id: true } });
+  await db().pushSubscription.create({ data: { id: newId("psb"), userId: user.id, endpoint, p256dh, auth, userAgent: "bench" } });
+  process.stdout.write(JSON.stringify({ subscribed: email }) + "\n");
+}
+
 async function main() {
   const [cmd, ...a] = process.argv.slice(2);
   switch (cmd) {
@@ -131,6 +141,8 @@ async function main() {
       return seedAudit(Number(a[0]));
     case "verify-audit":
       return verifyAudit();
+    case "push-subscribe":
+      return pushSubscribe(a[0]!, a[1]!, a[2]!, a[3]!);
     default:
       throw new Error(`unknown subcommand ${cmd ?? "(none)"}`);
   }

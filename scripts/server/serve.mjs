@@ -48,6 +48,11 @@ const server = createServer((req, res) => {
     res.end();
   });
 });
+// An idle keep-alive connection must outlive the client's (a load balancer's,
+// an agent SDK's): when the server closes first, a request sent on that
+// connection in the same instant is reset. Node's default is 5 s.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
 server.on("upgrade", (req, socket) => socket.destroy());
 server.on("error", (err) => {
   console.error(err);

@@ -1,6 +1,6 @@
-// What the admin services and audit pages call: callback URL edits and
-// "Retry now" (both audited), delivery history, and the audit list's
-// filters and keyset pages.
+// What the admin services and audit pages call: callback and notification
+// webhook URL edits and "Retry now" (all audited), delivery history, and the
+// audit list's filters and keyset pages.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Provider } from "../helpers/databases";
@@ -64,6 +64,33 @@ export function servicesAuditSuite(provider: Provider, enabled = true) {
       expect(await refusal(services.updateCallbackUrl({ slug: s.slug, callbackUrl: "ftp://x.example.com" }, "cli"))).toBe("ZodError");
       expect(await refusal(services.updateCallbackUrl({ slug: s.slug, callbackUrl: "https://u:p@x.example.com" }, "cli"))).toBe("ZodError");
       expect(await refusal(services.updateCallbackUrl({ slug: `nope-${f.uid()}`, callbackUrl: null }, "cli"))).toBe("not-found");
+    });
+
+    it("sets and clears a notification webhook URL like the callback URL, audited as service.updated without the URL", async () => {
+      const s = await f.makeService();
+      const url = "https://oncall.example.com/countersign";
+      expect(await services.updateNotifyWebhookUrl({ slug: s.slug, notifyWebhookUrl: url }, "user:admin@example.com")).toEqual({
+        slug: s.slug,
+        notify_webhook_url: url,
+      });
+      expect((await services.listServices()).find((x) => x.slug === s.slug)).toMatchObject({ notifyWebhookUrl: url, callbackUrl: null });
+      await services.updateNotifyWebhookUrl({ slug: s.slug, notifyWebhookUrl: null }, "cli");
+      expect((await ctx.db.service.findUniqueOrThrow({ where: { slug: s.slug } })).notifyWebhookUrl).toBeNull();
+      const events = await ctx.db.auditEvent.findMany({ where: { type: "service.updated", data: { contains: s.slug } }, orderBy: { seq: "asc" } });
+      expect(events.map((e) => [e.actor, JSON.parse(e.data)])).toEqual([
+        ["user:admin@example.com", { service: s.slug, field: "notify_webhook_url", change: "set" }],
+        ["cli", { service: s.slug, field: "notify_webhook_url", change: "cleared" }],
+      ]);
+      expect(events.map((e) => e.data).join()).not.toContain("oncall.example.com");
+      // The callback URL's rules: http(s), no credentials, never a blocked address.
+      const set = (u: string) => services.updateNotifyWebhookUrl({ slug: s.slug, notifyWebhookUrl: u }, "cli");
+      expect(await refusal(set("ftp://x.example.com"))).toBe("ZodError");
+      expect(await refusal(set("https://u:p@x.example.com"))).toBe("ZodError");
+      expect(await refusal(set("not a url"))).toBe("ZodError");
+      await expect(set("http://169.254.169.254/latest/meta-data/")).rejects.toThrow("Notification webhook URL refused: callbacks may not go to");
+      expect(await refusal(services.updateNotifyWebhookUrl({ slug: `nope-${f.uid()}`, notifyWebhookUrl: null }, "cli"))).toBe("not-found");
+      expect((await ctx.db.service.findUniqueOrThrow({ where: { slug: s.slug } })).notifyWebhookUrl).toBeNull();
+      expect(await ctx.db.auditEvent.count({ where: { type: "service.updated", data: { contains: s.slug } } })).toBe(2);
     });
 
     it("shows rotation in the list and the delivery history with attempts", async () => {

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 
-export type ReceivedEvent = { id: string; body: string; event: { type: string; data: Record<string, unknown> } };
+export type ReceivedEvent = { id: string; body: string; headers: Record<string, string>; event: { type: string; data: Record<string, unknown> } };
 
 export type WebhookReceiver = { url: string; events: ReceivedEvent[]; refused: number; close: () => Promise<void> };
 
@@ -21,7 +21,7 @@ export async function webhookReceiver(secret: string): Promise<WebhookReceiver> 
       try {
         const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
         const event = verifier.verify(body, headers) as ReceivedEvent["event"];
-        events.push({ id: headers["webhook-id"]!, body, event });
+        events.push({ id: headers["webhook-id"]!, body, headers, event });
         res.writeHead(204).end();
       } catch {
         receiver.refused++;

@@ -51,7 +51,8 @@ export function emailNotificationSuite(provider: Provider) {
       // Several instances share one PostgreSQL database: each message must still go out once.
       if (provider === "postgresql") servers.push(await startAppServer({ port: await freePort(), env, publicUrl }));
       appUrl = servers[0]!.baseUrl;
-      Object.assign(process.env, { ...secrets, DATABASE_URL: database.url, APP_URL: appUrl });
+      // SMTP_URL too: queueTestMessage (run here) writes email only where the deployment sends it.
+      Object.assign(process.env, { ...secrets, DATABASE_URL: database.url, APP_URL: appUrl, SMTP_URL: sink.url });
       f = await import("../helpers/fixtures");
       db = (await import("@/lib/db/client")).db();
       ({ recordReview } = await import("@/lib/reviews/record-review"));
@@ -220,6 +221,83 @@ export function emailNotificationSuite(provider: Provider) {
         rows.map((r) => [`${r.approvalId === waiting.approval_id ? "waiting" : "decided"}:${r.recipient === a.email ? "a" : "b"}`, r.status]),
       );
       expect(byKey).toEqual({ "waiting:a": "dropped", "waiting:b": "sent", "decided:a": "dropped", "decided:b": "dropped" });
+
+      // Every try is on record for the admins: refused while the server was down, then the outcome.
+      for (const r of rows) {
+        const tries = await db.notificationAttempt.findMany({ where: { notificationId: r.id }, orderBy: { at: "asc" } });
+        expect(tries.length).toBe(r.attempts);
+        expect(tries.slice(0, -1).every((t) => t.result === "error")).toBe(true);
+        expect(tries[0]!.result).toBe("error");
+        expect(tries.at(-1)!.result).toBe(r.status === "sent" ? "sent" : "dropped");
+        for (const t of tries) for (const value of SECRET_VALUES) expect(t.detail).not.toContain(value);
+      }
+    });
+
+    it("uses the channels each person chose, and a service's own notification webhook signed with its callback secret", async () => {
+      const { a, b, svc, ask } = await setUp();
+      const { generateWebhookSecret, verifyReviewNotice } = await import("@countersign/client");
+      const serviceHook = await webhookReceiver(svc.callback_secret);
+      try {
+        await db.service.update({ where: { slug: svc.slug }, data: { notifyWebhookUrl: serviceHook.url } });
+        await db.user.update({ where: { id: a.id }, data: { notifyEmail: false } });
+        const created = await ask("c1");
+        await until("b's message", async () => mailsAbout(created.approval_id).length >= 1);
+        await until("both webhooks", async () => serviceHook.events.length >= 1 && eventsAbout(created.approval_id).length >= 1);
+        await settle(2000);
+        expect(mailsAbout(created.approval_id).flatMap((m) => m.to)).toEqual([b.email]);
+
+        // The service's receiver checks the signature with the callback secret (and only that secret).
+        expect(serviceHook.refused).toBe(0);
+        expect(serviceHook.events).toHaveLength(1);
+        const got = serviceHook.events[0]!;
+        const notice = verifyReviewNotice({ secret: svc.callback_secret, headers: got.headers, rawBody: Buffer.from(got.body) });
+        expect(notice).toMatchObject({ type: "approval.needs_review", data: { approval_id: created.approval_id, service: svc.slug } });
+        expect(() => verifyReviewNotice({ secret: generateWebhookSecret(), headers: got.headers, rawBody: Buffer.from(got.body) })).toThrow();
+        for (const value of SECRET_VALUES) expect(got.body).not.toContain(value);
+        // The global URL hears of it as well, once.
+        expect(eventsAbout(created.approval_id)).toHaveLength(1);
+      } finally {
+        await serviceHook.close();
+      }
+    });
+
+    it("drops a message whose recipient turned the channel off before it went out", async () => {
+      const { a, b, ask } = await setUp();
+      await sink.stop();
+      try {
+        const created = await ask("c4");
+        await until(
+          "the messages are written",
+          async () => (await db.notification.count({ where: { approvalId: created.approval_id, channel: "email" } })) === 2,
+        );
+        await db.user.update({ where: { id: a.id }, data: { notifyEmail: false } });
+      } finally {
+        await sink.start();
+      }
+      await until("settled", async () => {
+        const rows = await db.notification.findMany({ where: { userId: { in: [a.id, b.id] }, channel: "email", kind: "needs_review" } });
+        return rows.length === 2 && rows.every((r) => r.status !== "pending");
+      });
+      const rows = await db.notification.findMany({ where: { userId: { in: [a.id, b.id] }, channel: "email" } });
+      expect(Object.fromEntries(rows.map((r) => [r.userId === a.id ? "a" : "b", [r.status, r.outcome]]))).toEqual({
+        a: ["dropped", "the recipient turned email off"],
+        b: ["sent", "accepted by the SMTP server"],
+      });
+    });
+
+    it("sends a test message on the user's own channels, a few per hour at most", async () => {
+      const { queueTestMessage, TEST_MESSAGES_PER_HOUR } = await import("@/lib/notifications/test-message");
+      const user = await f.makeUser(["reviewer"]);
+      expect(await queueTestMessage(user.id)).toEqual({ ok: true, queued: 1, channels: ["email"] });
+      await until("the test mail", async () => sink.mails.some((m) => m.to.includes(user.email)));
+      const mail = sink.mails.find((m) => m.to.includes(user.email))!;
+      expect(mail.subject).toBe("Countersign test message");
+      expect(mail.text).toContain(`${appUrl}/settings`);
+      for (let i = 1; i < TEST_MESSAGES_PER_HOUR; i++) expect(await queueTestMessage(user.id)).toMatchObject({ ok: true });
+      expect(await queueTestMessage(user.id)).toMatchObject({ ok: false, reason: "rate-limited" });
+      const quiet = await f.makeUser(["reviewer"]);
+      await db.user.update({ where: { id: quiet.id }, data: { notifyEmail: false } });
+      expect(await queueTestMessage(quiet.id)).toEqual({ ok: false, reason: "no-channel" });
     });
   });
 }

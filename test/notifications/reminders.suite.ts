@@ -113,6 +113,8 @@ export function remindersSuite(provider: Provider) {
       sink.mails.filter((m) => m.text.includes(`/approvals/${approvalId}`) && m.subject.startsWith(subjectStart));
     const eventsAbout = (approvalId: string, type: string) =>
       hook.events.filter((e) => e.event.data.approval_id === approvalId && e.event.type === type);
+    const getReviewViewOf = async (id: string, viewerId: string) =>
+      (await (await import("@/lib/reviews/get-review-view")).getReviewView(id, viewerId))!;
     const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const noSecrets = (text: string) => {
       for (const value of SECRET_VALUES) expect(text).not.toContain(value);
@@ -216,6 +218,7 @@ export function remindersSuite(provider: Provider) {
       const created = await ask();
       const id = created.approval_id;
       await until("the first notices", () => mailsAbout(id, "Review needed").length >= 2);
+      expect((await getReviewViewOf(id, a.id)).escalation).toBeNull();
       // Before the escalation the on-call reviewer may not even see it.
       expect(await refusal(recordReview(onCall.id, { approvalId: id, decision: "approve" }))).toBe("not-found");
 
@@ -241,6 +244,12 @@ export function remindersSuite(provider: Provider) {
       expect(events).toHaveLength(1);
       expect(events[0]!.event.data).toMatchObject({ required_roles: [role, oncall], escalated_to_roles: [oncall], quorum: 1 });
       noSecrets(events[0]!.body);
+
+      // The request page and the queue mark it escalated, for the on-call reviewer as for the others.
+      const { findQueue } = await import("@/lib/queue/find-queue");
+      expect((await getReviewViewOf(id, onCall.id)).escalation).toEqual({ at: approval.escalatedAt, roles: [oncall] });
+      const row = (await findQueue(a.id, { q: tool })).canAct!.rows.find((r) => r.id === id);
+      expect(row?.escalatedAt).toEqual(approval.escalatedAt);
 
       // The newly eligible reviewer decides through the normal review.
       expect(await recordReview(onCall.id, { approvalId: id, decision: "approve" })).toMatchObject({ status: "approved", decidedBy: [onCall.email] });

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { requirePermissionPage } from "@/lib/auth/guards";
-import { listOutbox } from "@/lib/notifications/outbox-view";
+import { listOutbox, type OutboxAttempt } from "@/lib/notifications/outbox-view";
 import { StatusBadge } from "@/components/status-badge";
 import { LocalTime } from "@/components/time";
 import { AdminPage, Section } from "../_components/admin-page";
@@ -14,6 +14,27 @@ const CHANNEL_NOTE = {
   local: "SMTP_URL is not set: email stays here, in the local mailbox. Set SMTP_URL to send it.",
   off: "Email is off: set SMTP_URL (or NOTIFY_LOCAL_MAILBOX=1 to keep it here).",
 } as const;
+
+const CHANNEL_LABEL: Record<string, string> = { email: "email", push: "Web Push", webhook: "webhook" };
+
+/** One message's attempts, newest first, as the services page shows a callback's. */
+function Attempts({ log, total }: { log: OutboxAttempt[]; total: number }) {
+  if (log.length === 0) return null;
+  return (
+    <details className="mt-1">
+      <summary className="cursor-pointer py-1 text-xs text-blue-700">
+        Attempts ({total > log.length ? `latest ${log.length} of ${total}` : log.length})
+      </summary>
+      <ol className="mt-1 flex flex-col gap-0.5 pl-2 text-xs" aria-label="Attempts, newest first">
+        {log.map((a, i) => (
+          <li key={`${a.at.toISOString()}-${i}`} data-testid="attempt">
+            <LocalTime at={a.at.toISOString()} /> — <span data-testid="attempt-result">{a.result}</span>: {a.detail} · {a.durationMs} ms
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
 
 export default async function OutboxPage() {
   const me = await requirePermissionPage("admin:outbox");
@@ -33,7 +54,8 @@ export default async function OutboxPage() {
                 <span className="font-medium">{m.subject}</span>
               </div>
               <p className="mt-1 break-all text-xs text-slate-600">
-                {m.channel} to <span data-testid="message-recipient">{m.recipient}</span> · {m.kind.replace("_", " ")} · queued{" "}
+                <span data-testid="message-channel">{CHANNEL_LABEL[m.channel] ?? m.channel}</span> to{" "}
+                <span data-testid="message-recipient">{m.recipient}</span> · {m.kind.replace("_", " ")} · queued{" "}
                 <LocalTime at={m.createdAt.toISOString()} />
                 {m.sentAt && (
                   <>
@@ -56,8 +78,9 @@ export default async function OutboxPage() {
                   {m.approvalId}
                 </Link>
               )}
+              <Attempts log={m.log} total={m.attempts} />
               <details className="mt-1">
-                <summary className="cursor-pointer text-xs text-blue-700">Message</summary>
+                <summary className="cursor-pointer py-1 text-xs text-blue-700">Message</summary>
                 <pre className="mt-1 whitespace-pre-wrap break-words rounded bg-slate-50 p-2 text-xs">{m.text}</pre>
               </details>
             </li>

@@ -8,6 +8,7 @@ import {
   retryCallbackDelivery,
   rotateWebhookSecret,
   updateCallbackUrl,
+  updateNotifyWebhookUrl,
 } from "@/lib/services/manage-services";
 import { ADMIN_WORDING, runAction, type ActionState } from "@/lib/auth/guards";
 import { field, optionalField } from "@/lib/http/form-fields";
@@ -58,6 +59,16 @@ export async function updateCallbackUrlAction(_prev: ActionState, fd: FormData):
   return runAction("admin:services", ADMIN, async ({ actor }) => {
     const r = await updateCallbackUrl({ slug: field(fd, "slug"), callbackUrl: optionalField(fd, "callbackUrl") ?? null }, actor);
     return { ok: true, message: r.callback_url ? `Callback URL of ${r.slug} saved.` : `Callback URL of ${r.slug} removed.` };
+  });
+}
+
+export async function updateNotifyWebhookUrlAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAction("admin:services", ADMIN, async ({ actor }) => {
+    const r = await updateNotifyWebhookUrl({ slug: field(fd, "slug"), notifyWebhookUrl: optionalField(fd, "notifyWebhookUrl") ?? null }, actor);
+    return {
+      ok: true,
+      message: r.notify_webhook_url ? `Notification webhook URL of ${r.slug} saved.` : `Notification webhook URL of ${r.slug} removed.`,
+    };
   });
 }
 

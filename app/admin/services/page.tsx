@@ -13,6 +13,7 @@ import {
   retryDeliveryAction,
   rotateSecretAction,
   updateCallbackUrlAction,
+  updateNotifyWebhookUrlAction,
 } from "./actions";
 
 export const metadata: Metadata = { title: "Services" };
@@ -106,6 +107,9 @@ export default async function ServicesPage() {
                 </span>
               </div>
               <p className="break-all text-sm">Callback URL: {s.callbackUrl ?? "none"}</p>
+              <p className="break-all text-sm" data-testid="notify-webhook-url">
+                Notification webhook URL: {s.notifyWebhookUrl ?? "none"}
+              </p>
 
               {!s.disabled && (
                 <>
@@ -120,6 +124,24 @@ export default async function ServicesPage() {
                       help="Empty removes it."
                     />
                   </ActionForm>
+                  <div className="flex flex-wrap items-end gap-3">
+                    <ActionForm action={updateNotifyWebhookUrlAction} submitLabel="Save notification webhook URL">
+                      <input type="hidden" name="slug" value={s.slug} />
+                      <TextField
+                        label="Notification webhook URL"
+                        name="notifyWebhookUrl"
+                        type="url"
+                        defaultValue={s.notifyWebhookUrl ?? ""}
+                        className="w-full sm:w-96"
+                        help="This service's review notices are also sent here, signed with its callback secret."
+                      />
+                    </ActionForm>
+                    {s.notifyWebhookUrl && (
+                      <ActionForm action={updateNotifyWebhookUrlAction} submitLabel="Clear notification webhook URL">
+                        <input type="hidden" name="slug" value={s.slug} />
+                      </ActionForm>
+                    )}
+                  </div>
                   <div className="flex flex-wrap gap-3">
                     {/* Always rendered, so the new secret it shows survives the page refresh. */}
                     <ActionForm action={rotateSecretAction} submitLabel="Rotate webhook secret">

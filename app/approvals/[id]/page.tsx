@@ -82,6 +82,12 @@ export default async function ApprovalPage({ params }: Params) {
               to more people.
             </p>
           )}
+          {v.status === "pending" && v.escalation && (
+            <p role="note" className="rounded border border-orange-300 bg-orange-50 p-3 text-sm text-orange-950" data-testid="escalated">
+              Escalated <Ago at={v.escalation.at.toISOString()} />: nobody decided it in time, so its policy let people with the role{" "}
+              {v.escalation.roles.join(", ")} decide it too.
+            </p>
+          )}
           <div className="flex flex-wrap items-center gap-3">
             <h1 className="break-all font-mono text-2xl font-semibold">
               <Shown value={shown.fields.tool} />

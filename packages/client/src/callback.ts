@@ -1,8 +1,11 @@
-/** Verification of Countersign's outbound `approval.decided` callbacks (docs/api.md). */
+/**
+ * Verification of Countersign's outbound webhooks: the `approval.decided`
+ * callback (docs/api.md) and the review notices of the notification webhook.
+ */
 import { verifyWebhook, webhookHeadersFrom, type WebhookHeaderValues } from "./standard-webhooks.js";
 import { CountersignError } from "./errors.js";
-import { checkApprovalDecidedEvent } from "./shape.js";
-import type { ApprovalDecidedEvent } from "./types.js";
+import { checkApprovalDecidedEvent, checkReviewNoticeEvent, type Checked } from "./shape.js";
+import type { ApprovalDecidedEvent, ReviewNoticeEvent } from "./types.js";
 
 /** The callback's headers: already picked out, a Fetch `Headers`, or a Node header record. */
 export type CallbackHeaders = WebhookHeaderValues | Headers | Record<string, string | string[] | undefined> | null | undefined;
@@ -33,6 +36,21 @@ function headerValues(headers: CallbackHeaders): WebhookHeaderValues | null | un
  *   event (reason names the first bad field).
  */
 export function verifyCallback(input: VerifyCallbackInput): ApprovalDecidedEvent {
+  return verifySigned(input, "callback", checkApprovalDecidedEvent, "an `approval.decided` event");
+}
+
+/**
+ * Verifies a notification webhook's signature (NOTIFY_WEBHOOK_SECRET for the
+ * global URL, the service's callback secret for its own URL), then parses it
+ * as `approval.needs_review`, `approval.reminder` or `approval.escalated`.
+ *
+ * @throws CountersignError as verifyCallback does.
+ */
+export function verifyReviewNotice(input: VerifyCallbackInput): ReviewNoticeEvent {
+  return verifySigned(input, "notification", checkReviewNoticeEvent, "a review notice");
+}
+
+function verifySigned<T>(input: VerifyCallbackInput, what: string, checkBody: (body: unknown) => Checked<T>, expected: string): T {
   const secrets = typeof input.secret === "string" ? [input.secret] : [...input.secret];
   const result = verifyWebhook({
     secrets,
@@ -45,7 +63,7 @@ export function verifyCallback(input: VerifyCallbackInput): ApprovalDecidedEvent
       code: "invalid-signature",
       status: 0,
       reason: result.reason,
-      message: `callback signature refused: ${result.reason}`,
+      message: `${what} signature refused: ${result.reason}`,
     });
   }
   let body: unknown;
@@ -56,17 +74,17 @@ export function verifyCallback(input: VerifyCallbackInput): ApprovalDecidedEvent
       code: "invalid-request",
       status: 0,
       reason: "not-json",
-      message: "callback body is not JSON",
+      message: `${what} body is not JSON`,
       cause: error,
     });
   }
-  const checked = checkApprovalDecidedEvent(body);
+  const checked = checkBody(body);
   if (!checked.ok) {
     throw new CountersignError({
       code: "invalid-request",
       status: 0,
       reason: checked.field,
-      message: `callback body field ${checked.field} is missing or invalid`,
+      message: `${what} body field ${checked.field} is missing or invalid (expected ${expected})`,
       body,
     });
   }

@@ -27,7 +27,7 @@ export {
   type CountersignErrorInit,
 } from "./errors.js";
 export { decodeReceiptUnverified, verifyReceipt, type JwksSource, type ReceiptExpectation, type VerifyReceiptOptions } from "./receipt.js";
-export { verifyCallback, type CallbackHeaders, type VerifyCallbackInput } from "./callback.js";
+export { verifyCallback, verifyReviewNotice, type CallbackHeaders, type VerifyCallbackInput } from "./callback.js";
 export { denialReason } from "./reviews.js";
 export type * from "./types.js";
 export { APPROVAL_WARNINGS } from "./types.js";

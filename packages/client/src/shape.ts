@@ -11,6 +11,7 @@ import type {
   ReceiptPayload,
   RequestIssue,
   Review,
+  ReviewNoticeEvent,
 } from "./types.js";
 
 type Json = Record<string, unknown>;
@@ -123,6 +124,29 @@ export function checkApprovalDecidedEvent(body: unknown): Checked<ApprovalDecide
     decided_by: isStringArray,
     decided_at: isString,
     reviews: isReviewList,
+  });
+  return inner.ok ? outer : { ok: false, field: `data.${inner.field}` };
+}
+
+const NOTICES: readonly ReviewNoticeEvent["type"][] = ["approval.needs_review", "approval.reminder", "approval.escalated"];
+
+export function checkReviewNoticeEvent(body: unknown): Checked<ReviewNoticeEvent> {
+  const outer = check<ReviewNoticeEvent>(body, { type: oneOf(NOTICES), timestamp: isString, data: isObject });
+  if (!outer.ok) return outer;
+  const inner = check<ReviewNoticeEvent["data"]>(outer.value.data, {
+    approval_id: isString,
+    service: isString,
+    tool: isString,
+    effects: oneOf(["read", "write", "destructive"]),
+    environment: (value) => value === null || isString(value),
+    expires_at: isString,
+    review_url: isString,
+    agent_summary: (value) => value === null || isString(value),
+    required_roles: isStringArray,
+    quorum: (value) => Number.isInteger(value),
+    warnings: isStringArray,
+    reminder: (value) => value === undefined || Number.isInteger(value),
+    escalated_to_roles: (value) => value === undefined || isStringArray(value),
   });
   return inner.ok ? outer : { ok: false, field: `data.${inner.field}` };
 }

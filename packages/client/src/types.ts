@@ -161,3 +161,36 @@ export interface ErrorBody {
   error: string;
   issues?: RequestIssue[];
 }
+
+/** Event types of the notification webhook (docs/notifications.md). */
+export type ReviewNoticeType = "approval.needs_review" | "approval.reminder" | "approval.escalated";
+
+/**
+ * The notification webhook's body: a request waits for review. It names the
+ * call and links to it; it never holds argument values.
+ */
+export interface ReviewNoticeEvent {
+  type: ReviewNoticeType;
+  timestamp: string;
+  data: ReviewNoticeData;
+}
+
+export interface ReviewNoticeData {
+  approval_id: string;
+  service: string;
+  tool: string;
+  effects: Effects;
+  environment: string | null;
+  expires_at: string;
+  review_url: string;
+  /** Written by the agent, not checked by anyone; stored redacted. */
+  agent_summary: string | null;
+  required_roles: string[];
+  quorum: number;
+  /** "quorum-unreachable" when fewer people than the quorum could approve. */
+  warnings: string[];
+  /** approval.reminder: the reminder's number (1, 2, …). */
+  reminder?: number;
+  /** approval.escalated: the roles the escalation added. */
+  escalated_to_roles?: string[];
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { argsDigest } from "../src/args-digest.js";
 import { generateWebhookSecret, signWebhookHeaders, webhookHeadersFrom } from "../src/standard-webhooks.js";
-import { CountersignError, verifyCallback } from "../src/index.js";
+import { CountersignError, verifyCallback, verifyReviewNotice, type ReviewNoticeEvent } from "../src/index.js";
 
 describe("verifyCallback", () => {
   const event = {
@@ -51,5 +51,56 @@ describe("verifyCallback", () => {
     const wrong = Buffer.from(JSON.stringify({ ...event, data: { ...event.data, decision: "maybe" } }));
     error = attempt({ secret: callbackSecret, headers: signWebhookHeaders({ secret: callbackSecret, body: wrong }), rawBody: wrong });
     expect([error.code, error.reason]).toEqual(["invalid-request", "data.decision"]);
+  });
+});
+
+describe("verifyReviewNotice", () => {
+  const notice: ReviewNoticeEvent = {
+    type: "approval.reminder",
+    timestamp: "2026-11-29T18:00:00Z",
+    data: {
+      approval_id: "apr_1",
+      service: "billing",
+      tool: "payments.pay",
+      effects: "destructive",
+      environment: null,
+      expires_at: "2026-11-29T19:00:00Z",
+      review_url: "https://countersign.example.com/approvals/apr_1",
+      agent_summary: null,
+      required_roles: ["payments"],
+      quorum: 2,
+      warnings: [],
+      reminder: 1,
+    },
+  };
+  const secret = generateWebhookSecret();
+  const refusal = (input: Parameters<typeof verifyReviewNotice>[0]) => {
+    try {
+      verifyReviewNotice(input);
+    } catch (error) {
+      expect(error).toBeInstanceOf(CountersignError);
+      return error as CountersignError;
+    }
+    throw new Error("expected a refusal");
+  };
+
+  it("verifies and parses each review notice type", () => {
+    for (const type of ["approval.needs_review", "approval.reminder", "approval.escalated"] as const) {
+      const event = { ...notice, type };
+      const rawBody = Buffer.from(JSON.stringify(event));
+      expect(verifyReviewNotice({ secret, headers: signWebhookHeaders({ secret, body: rawBody }), rawBody })).toEqual(event);
+    }
+  });
+
+  it("refuses a callback passed off as a notice, a bad field and a wrong secret", () => {
+    const decided = Buffer.from(JSON.stringify({ type: "approval.decided", timestamp: "2026-11-29T18:00:00Z", data: {} }));
+    let error = refusal({ secret, headers: signWebhookHeaders({ secret, body: decided }), rawBody: decided });
+    expect([error.code, error.reason]).toEqual(["invalid-request", "type"]);
+    const bad = Buffer.from(JSON.stringify({ ...notice, data: { ...notice.data, quorum: "two" } }));
+    error = refusal({ secret, headers: signWebhookHeaders({ secret, body: bad }), rawBody: bad });
+    expect([error.code, error.reason]).toEqual(["invalid-request", "data.quorum"]);
+    const rawBody = Buffer.from(JSON.stringify(notice));
+    error = refusal({ secret: generateWebhookSecret(), headers: signWebhookHeaders({ secret, body: rawBody }), rawBody });
+    expect([error.code, error.reason]).toEqual(["invalid-signature", "bad-signature"]);
   });
 });

@@ -1,0 +1,63 @@
+"use server";
+// /settings: each action acts on the signed-in user's own data only (the id
+// comes from the session, never from the form), through runAction: origin,
+// live session, then zod-parsed input.
+import { headers } from "next/headers";
+import { runAction, type ActionState, type ActionWording } from "@/lib/auth/guards";
+import { updatePreferences } from "@/lib/notifications/preferences";
+import { removePushSubscription, removePushSubscriptionByEndpoint, savePushSubscription } from "@/lib/notifications/push-subscriptions";
+import { queueTestMessage } from "@/lib/notifications/test-message";
+import { pushChannel } from "@/lib/notifications/web-push";
+
+const WORDING: ActionWording = {
+  refused: "Refused.",
+  signedOut: "Your session has ended: sign in again.",
+  invalid: "Not saved: ",
+  unavailable: "The database could not be reached. Reload the page in a moment to see whether the change was saved.",
+  failed: "Something went wrong; nothing was changed. Try again.",
+};
+const SETTINGS = { name: "settings action", path: "/settings", wording: WORDING };
+
+export async function savePreferencesAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAction("queue:view", SETTINGS, async (user) => {
+    const p = await updatePreferences(user.id, { notifyEmail: fd.get("notifyEmail") ?? undefined, notifyPush: fd.get("notifyPush") ?? undefined });
+    return { ok: true, message: `Saved: email ${p.notifyEmail ? "on" : "off"}, push ${p.notifyPush ? "on" : "off"}.` };
+  });
+}
+
+/** Called by the browser part with PushSubscription.toJSON(); the user agent is the request's own. */
+export async function subscribeBrowserAction(subscription: unknown): Promise<ActionState> {
+  return runAction("queue:view", SETTINGS, async (user) => {
+    if (pushChannel() === "off") return { ok: false, message: "Web Push is not set up on this server (no VAPID keys)." };
+    await savePushSubscription(user.id, subscription, (await headers()).get("user-agent"));
+    return { ok: true, message: "Notifications are on in this browser." };
+  });
+}
+
+export async function unsubscribeBrowserAction(endpoint: unknown): Promise<ActionState> {
+  return runAction("queue:view", SETTINGS, async (user) => {
+    const removed = await removePushSubscriptionByEndpoint(user.id, endpoint);
+    return { ok: true, message: removed ? "Notifications are off in this browser." : "This browser was not subscribed." };
+  });
+}
+
+export async function removeSubscriptionAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAction("queue:view", SETTINGS, async (user) => {
+    await removePushSubscription(user.id, fd.get("id"));
+    return { ok: true, message: "Removed that browser." };
+  });
+}
+
+/** The form carries no input: whom to send to is the session's user. */
+export async function sendTestMessageAction(_prev: ActionState, _fd: FormData): Promise<ActionState> {
+  return runAction("queue:view", SETTINGS, async (user) => {
+    const r = await queueTestMessage(user.id);
+    if (r.ok)
+      return {
+        ok: true,
+        message: `Test message queued on ${r.channels.join(" and ")} (${r.queued} message${r.queued === 1 ? "" : "s"}); it arrives within a few seconds.`,
+      };
+    if (r.reason === "rate-limited") return { ok: false, message: `Too many test messages: try again in ${Math.ceil(r.retryAfter / 60)} min.` };
+    return { ok: false, message: "Nothing to send: turn on a channel above (and, for push, turn notifications on in a browser)." };
+  });
+}

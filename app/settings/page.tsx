@@ -1,0 +1,91 @@
+import type { Metadata } from "next";
+import { requireUserPage } from "@/lib/auth/guards";
+import { getPreferences } from "@/lib/notifications/preferences";
+import { listPushSubscriptions } from "@/lib/notifications/push-subscriptions";
+import { emailChannel } from "@/lib/notifications/mailer";
+import { vapidPublicKey } from "@/lib/notifications/web-push";
+import { LocalTime } from "@/components/time";
+import { ActionForm } from "../admin/_components/action-form";
+import { AdminPage, Section } from "../admin/_components/admin-page";
+import { removeSubscriptionAction, savePreferencesAction, sendTestMessageAction, subscribeBrowserAction, unsubscribeBrowserAction } from "./actions";
+import { PushBrowser } from "./push-browser";
+
+export const metadata: Metadata = { title: "Settings" };
+export const dynamic = "force-dynamic";
+
+const EMAIL_WORDS = {
+  smtp: "Email is sent through this server's mail server.",
+  local: "This server keeps email in its local mailbox (an admin sees it at /admin/outbox); it is not delivered.",
+  off: "This server sends no email (no mail server is set up).",
+} as const;
+
+export default async function SettingsPage() {
+  const user = await requireUserPage();
+  const [prefs, browsers] = await Promise.all([getPreferences(user.id), listPushSubscriptions(user.id)]);
+  const key = vapidPublicKey();
+  const checkbox = "h-5 w-5 rounded border-slate-300";
+
+  return (
+    <AdminPage user={user} title="Settings">
+      <Section title="How you are told" id="channels-h">
+        <p className="mb-3 text-sm text-slate-600">When a request needs your review, a reminder is due or a request is escalated to you.</p>
+        <ActionForm action={savePreferencesAction} submitLabel="Save channels" keepValues>
+          <fieldset className="flex w-full flex-col gap-3">
+            <legend className="sr-only">Channels</legend>
+            <label className="flex items-start gap-3 text-sm">
+              <input type="checkbox" name="notifyEmail" defaultChecked={prefs.notifyEmail} className={checkbox} />
+              <span>
+                <span className="font-medium">Email</span> to {user.email}
+                <span className="block text-slate-600">{EMAIL_WORDS[emailChannel()]}</span>
+              </span>
+            </label>
+            <label className="flex items-start gap-3 text-sm">
+              <input type="checkbox" name="notifyPush" defaultChecked={prefs.notifyPush} className={checkbox} />
+              <span>
+                <span className="font-medium">Push notifications</span> in the browsers listed below
+                <span className="block text-slate-600">
+                  {key ? "Turn them on in each browser you want told." : "Web Push is not set up on this server (no VAPID keys)."}
+                </span>
+              </span>
+            </label>
+          </fieldset>
+        </ActionForm>
+      </Section>
+
+      <Section title="This browser" id="this-browser-h">
+        <PushBrowser vapidPublicKey={key} subscribe={subscribeBrowserAction} unsubscribe={unsubscribeBrowserAction} />
+      </Section>
+
+      <Section title={`Your browsers (${browsers.length})`} id="browsers-h">
+        {browsers.length === 0 ? (
+          <p className="text-sm text-slate-600">No browser has notifications turned on.</p>
+        ) : (
+          <ul className="flex flex-col gap-3" aria-label="Subscribed browsers">
+            {browsers.map((b) => (
+              <li key={b.id} className="flex flex-col gap-2 rounded border border-slate-200 p-3" data-testid="push-browser">
+                <p className="break-words text-sm">{b.userAgent ?? "Unknown browser"}</p>
+                <p className="text-xs text-slate-600">
+                  Since <LocalTime at={b.createdAt.toISOString()} />
+                  {b.lastUsedAt && (
+                    <>
+                      {" "}
+                      · last message <LocalTime at={b.lastUsedAt.toISOString()} />
+                    </>
+                  )}
+                </p>
+                <ActionForm action={removeSubscriptionAction} submitLabel="Remove" submitName="Remove this browser">
+                  <input type="hidden" name="id" value={b.id} />
+                </ActionForm>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Section>
+
+      <Section title="Test" id="test-h">
+        <p className="mb-3 text-sm text-slate-600">One message on each channel you chose, through the same path as real notifications.</p>
+        <ActionForm action={sendTestMessageAction} submitLabel="Send a test message" />
+      </Section>
+    </AdminPage>
+  );
+}

@@ -1,0 +1,122 @@
+// The browsers a user turned Web Push on in (/settings). A subscription is
+// what the browser's PushManager gives: the push service's endpoint and the
+// keys to encrypt for it. Each endpoint belongs to one user: a browser that
+// subscribes again after someone else signed in there moves to the new user,
+// so a shared browser never shows the previous person's requests.
+import "server-only";
+import { z } from "zod";
+import { callbackTargetPolicy, checkCallbackUrlSyntax, type CallbackTargetPolicy } from "../callbacks/callback-target";
+import { db } from "../db/client";
+import { inTransaction } from "../db/transaction";
+import { AppError } from "../errors";
+import { newId } from "../ids";
+
+/** Oldest removed beyond this: enough for every device a person uses, not a flood of endpoints. */
+export const MAX_SUBSCRIPTIONS_PER_USER = 10;
+
+const base64Url = /^[A-Za-z0-9_-]+={0,2}$/;
+const decoded = (v: string) => Buffer.from(v.replace(/=+$/, ""), "base64url");
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Push endpoints are URLs the server will POST to, so they follow the
+ * callback-target rule (docs/security.md) and must be https:. Plain http: is
+ * accepted for a loopback host only, and only where loopback targets are
+ * allowed (outside production, or CALLBACK_ALLOW_LOOPBACK=1): a push service
+ * started by a test on this machine.
+ */
+export function endpointProblem(raw: string, policy: CallbackTargetPolicy = callbackTargetPolicy()): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return "must be a URL";
+  }
+  const loopbackHttp = url.protocol === "http:" && (LOOPBACK_HOSTS.has(url.hostname) || url.hostname.startsWith("127."));
+  if (url.protocol !== "https:" && !(loopbackHttp && policy.allowLoopback)) return "must be an https: URL";
+  const syntax = checkCallbackUrlSyntax(raw, policy);
+  return syntax.ok ? null : "is not an address push messages may go to";
+}
+
+/** PushSubscription.toJSON() as the browser sends it, plus the browser's user agent for the list. */
+export const pushSubscriptionSchema = z.object({
+  endpoint: z
+    .string()
+    .max(2048, "is too long")
+    .superRefine((v, ctx) => {
+      const problem = endpointProblem(v);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+  expirationTime: z.number().nullable().optional(),
+  keys: z.object({
+    p256dh: z
+      .string()
+      .regex(base64Url, "must be base64url")
+      .refine((v) => {
+        const b = decoded(v);
+        return b.length === 65 && b[0] === 4;
+      }, "must be an uncompressed P-256 public key (65 bytes)"),
+    auth: z
+      .string()
+      .regex(base64Url, "must be base64url")
+      .refine((v) => decoded(v).length === 16, "must be 16 bytes"),
+  }),
+});
+
+export type PushSubscriptionInput = z.input<typeof pushSubscriptionSchema>;
+
+export type SavedSubscription = { id: string; userAgent: string | null; createdAt: Date; lastUsedAt: Date | null };
+
+const userAgentSchema = z
+  .string()
+  .optional()
+  .nullable()
+  .transform((v) => (v ? v.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 300) : null));
+
+/** Saves the browser's subscription for the user (upsert by endpoint); over the cap, the user's oldest go. */
+export async function savePushSubscription(userId: string, input: unknown, userAgent?: string | null): Promise<SavedSubscription> {
+  const sub = pushSubscriptionSchema.parse(input);
+  const ua = userAgentSchema.parse(userAgent);
+  // Keys are stored without padding: the form web-push and the browser use.
+  const keys = { p256dh: sub.keys.p256dh.replace(/=+$/, ""), auth: sub.keys.auth.replace(/=+$/, "") };
+  return inTransaction(async (tx) => {
+    const existing = await tx.pushSubscription.findUnique({ where: { endpoint: sub.endpoint }, select: { id: true, userId: true } });
+    const saved = existing
+      ? await tx.pushSubscription.update({
+          where: { id: existing.id },
+          // Moving to another user starts it afresh ("since" is when this user turned it on).
+          data: { userId, ...keys, userAgent: ua, ...(existing.userId !== userId ? { createdAt: new Date(), lastUsedAt: null } : {}) },
+        })
+      : await tx.pushSubscription.create({ data: { id: newId("psb"), userId, endpoint: sub.endpoint, ...keys, userAgent: ua } });
+    const all = await tx.pushSubscription.findMany({ where: { userId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], select: { id: true } });
+    const over = all.filter((s) => s.id !== saved.id).slice(MAX_SUBSCRIPTIONS_PER_USER - 1);
+    if (over.length) await tx.pushSubscription.deleteMany({ where: { id: { in: over.map((s) => s.id) } } });
+    return { id: saved.id, userAgent: saved.userAgent, createdAt: saved.createdAt, lastUsedAt: saved.lastUsedAt };
+  });
+}
+
+const idSchema = z.string().regex(/^psb_[a-z2-7]{26}$/, "is not a subscription id");
+
+/** Removes one of the user's own subscriptions; someone else's, or one already gone, is "not-found". */
+export async function removePushSubscription(userId: string, id: unknown): Promise<void> {
+  const subscriptionId = idSchema.parse(id);
+  const { count } = await db().pushSubscription.deleteMany({ where: { id: subscriptionId, userId } });
+  if (count === 0) throw new AppError("not-found", "That browser is not subscribed (any more).");
+}
+
+/** Removes the user's subscription for this endpoint, if it is theirs ("Turn off in this browser"). */
+export async function removePushSubscriptionByEndpoint(userId: string, endpoint: unknown): Promise<boolean> {
+  const e = z.string().min(1).max(2048).parse(endpoint);
+  const { count } = await db().pushSubscription.deleteMany({ where: { endpoint: e, userId } });
+  return count > 0;
+}
+
+/** The user's subscribed browsers, newest first; never the endpoint or keys (the page does not need them). */
+export async function listPushSubscriptions(userId: string): Promise<SavedSubscription[]> {
+  return db().pushSubscription.findMany({
+    where: { userId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { id: true, userAgent: true, createdAt: true, lastUsedAt: true },
+  });
+}

@@ -1,0 +1,106 @@
+// Web Push (RFC 8030) to one browser: the payload encrypted for that
+// subscription (RFC 8291, aes128gcm) and the request signed with the
+// deployment's VAPID key (RFC 8292), both by the `web-push` package. The
+// request itself is sent here: the endpoint is a URL a user gave us, so it is
+// checked like a callback target (lib/callbacks/callback-target.ts) and
+// connected to only at the addresses checked; no redirect is followed.
+import "server-only";
+import http from "node:http";
+import https from "node:https";
+import type { LookupAddress } from "node:dns";
+import webpush from "web-push";
+import { callbackTargetPolicy, resolveCallbackTarget, type ResolvedAddress } from "../callbacks/callback-target";
+import { env } from "../env";
+
+export type PushTarget = { endpoint: string; p256dh: string; auth: string };
+export type PushResult = { ok: true; statusCode: number } | { ok: false; gone: boolean; error: string };
+
+const TIMEOUT_MS = 10_000;
+
+export function pushChannel(): "on" | "off" {
+  const e = env();
+  return e.VAPID_PUBLIC_KEY && e.VAPID_PRIVATE_KEY ? "on" : "off";
+}
+
+/** The key a browser subscribes with (PushManager.subscribe's applicationServerKey). */
+export function vapidPublicKey(): string | null {
+  return pushChannel() === "on" ? env().VAPID_PUBLIC_KEY! : null;
+}
+
+/**
+ * Sends one push message. Never throws: every failure is a result whose
+ * `error` names a status code or a kind of failure, never a value (the push
+ * service's answer is not read). `gone`: the push service no longer knows the
+ * subscription (404, 410), so the caller removes it.
+ */
+export async function sendWebPush(
+  target: PushTarget,
+  payload: string,
+  opts: { ttlSeconds: number; topic?: string; urgency?: "normal" | "high" },
+): Promise<PushResult> {
+  const e = env();
+  if (!e.VAPID_PUBLIC_KEY || !e.VAPID_PRIVATE_KEY) return { ok: false, gone: false, error: "Web Push is off (no VAPID keys)" };
+  let request: webpush.RequestDetails;
+  try {
+    request = webpush.generateRequestDetails({ endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } }, payload, {
+      vapidDetails: { subject: e.VAPID_SUBJECT, publicKey: e.VAPID_PUBLIC_KEY, privateKey: e.VAPID_PRIVATE_KEY },
+      contentEncoding: "aes128gcm",
+      TTL: Math.max(0, Math.floor(opts.ttlSeconds)),
+      topic: opts.topic,
+      urgency: opts.urgency ?? "normal",
+    });
+  } catch {
+    return { ok: false, gone: false, error: "the message could not be encrypted for this subscription" };
+  }
+  let check;
+  try {
+    check = await resolveCallbackTarget(target.endpoint, callbackTargetPolicy());
+  } catch {
+    return { ok: false, gone: false, error: "the push service's host name did not resolve" };
+  }
+  if (!check.ok) return { ok: false, gone: false, error: "the endpoint is not an address push may go to" };
+  // web-push gives numbers for some headers; node wants strings, and the length is set below.
+  const headers = Object.fromEntries(
+    Object.entries(request.headers as Record<string, string | number>)
+      .filter(([k]) => k.toLowerCase() !== "content-length")
+      .map(([k, v]) => [k, String(v)]),
+  );
+  try {
+    const statusCode = await post(check.url, check.hostname, check.addresses, headers, request.body ?? Buffer.alloc(0));
+    if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode };
+    return { ok: false, gone: statusCode === 404 || statusCode === 410, error: `HTTP ${statusCode} from the push service` };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const kind = (err as Error).name === "AbortError" || code === "ABORT_ERR" ? "no answer within 10 s" : `connection failed (${code ?? "error"})`;
+    return { ok: false, gone: false, error: kind };
+  }
+}
+
+/** POST to the checked addresses only; resolves with the status code, the answer's body unread. */
+function post(url: URL, hostname: string, addresses: ResolvedAddress[], headers: Record<string, string>, body: Buffer): Promise<number> {
+  const client = url.protocol === "https:" ? https : http;
+  const lookup = (_h: string, options: { all?: boolean }, cb: (err: Error | null, a: string | LookupAddress[], f?: number) => void) => {
+    if (options.all) cb(null, addresses);
+    else cb(null, addresses[0]!.address, addresses[0]!.family);
+  };
+  return new Promise<number>((resolve, reject) => {
+    const req = client.request(
+      {
+        method: "POST",
+        hostname,
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        headers: { ...headers, host: url.host, "content-length": String(body.length) },
+        lookup: lookup as never,
+        agent: false,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      },
+      (res) => {
+        resolve(res.statusCode ?? 0);
+        res.destroy();
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}

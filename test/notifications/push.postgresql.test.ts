@@ -1,0 +1,3 @@
+import { pushNotificationSuite } from "./push.suite";
+
+pushNotificationSuite("postgresql");
