@@ -67,6 +67,9 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
     stopping = true;
     // close() waits for requests in flight (Node closes idle keep-alive sockets);
     // lib/background.ts ends long-polls and streams on the same signal.
+    // A kept-alive connection would hold close() for up to keepAliveTimeout:
+    // close each one as soon as it is idle (requests in flight finish first).
+    setInterval(() => server.closeIdleConnections(), 200).unref();
     server.close(() => {
       void app
         .close()
