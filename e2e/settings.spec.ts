@@ -48,24 +48,29 @@ test("a reviewer's channel choices persist; turning push on here fails clearly; 
   await expect(page).toHaveURL(/\/settings$/);
   await expect(page.getByRole("heading", { name: "Settings", level: 1 })).toBeVisible();
 
-  // Channels: both on for a new user; email off, saved, still off after a reload.
+  // Channels: all on for a new user; email off, saved, still off after a reload.
   const email = page.getByRole("checkbox", { name: /^Email/ });
   const push = page.getByRole("checkbox", { name: /^Push notifications/ });
+  const slackDms = page.getByRole("checkbox", { name: /^Slack direct messages/ });
   await expect(email).toBeChecked();
   await expect(push).toBeChecked();
+  await expect(slackDms).toBeChecked();
+  await expect(page.getByText("Slack is not set up on this server.")).toBeVisible();
   await email.uncheck();
   await page.getByRole("button", { name: "Save channels" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Saved" })).toHaveText("Saved: email off, push on.");
+  await expect(page.getByRole("status").filter({ hasText: "Saved" })).toHaveText("Saved: email off, push on, Slack on.");
   await page.reload();
   await expect(email).not.toBeChecked();
   await expect(push).toBeChecked();
   await email.check();
   await push.uncheck();
+  await slackDms.uncheck();
   await page.getByRole("button", { name: "Save channels" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Saved" })).toHaveText("Saved: email on, push off.");
+  await expect(page.getByRole("status").filter({ hasText: "Saved" })).toHaveText("Saved: email on, push off, Slack off.");
   await page.reload();
   await expect(email).toBeChecked();
   await expect(push).not.toBeChecked();
+  await expect(slackDms).not.toBeChecked();
 
   // This browser: push is set up on the server (local VAPID keys), so the button is live.
   await expect(page.getByTestId("push-browser-status")).toHaveText("Notifications are off in this browser.");

@@ -9,11 +9,13 @@ import { deliverDueCallbacks, releaseLeases } from "./callbacks/deliver-callback
 import { sweepExpired } from "./approvals/expire-approval";
 import { fanOutDueTriggers } from "./notifications/fan-out";
 import { deliverDueNotifications, releaseNotificationLeases } from "./notifications/deliver-notifications";
-import { NOTIFY_BATCH } from "./notifications/batch";
+import { closeSmtpConnections } from "./notifications/mailer";
+import { NOTIFY_MESSAGE_BATCH, NOTIFY_TRIGGER_BATCH } from "./notifications/batch";
 import { pruneRateLimits } from "./rate-limit";
 import { flushRefusalTallies } from "./audit/refusal-tallies";
 import { errorFields, log } from "./log";
 import { beginShutdown } from "./shutdown";
+import { queueSlackUpdates } from "./slack/sync-posts";
 
 const TICK_MS = 1000;
 /** A tick keeps working through due notifications while there are more, up to this long. */
@@ -29,13 +31,11 @@ async function tick(state: State): Promise<void> {
     await deliverDueCallbacks();
     // Under a burst of requests, a full batch means more are due: keep at it
     // rather than wait a second per batch, so reviewers hear within seconds.
-    const drainUntil = Date.now() + DRAIN_MS;
-    let more = true;
-    while (more && !state.stopping) {
-      const fannedOut = await fanOutDueTriggers();
-      const attempted = await deliverDueNotifications();
-      more = (fannedOut === NOTIFY_BATCH || attempted === NOTIFY_BATCH) && Date.now() < drainUntil;
-    }
+    // Fan-out and delivery run side by side; after DRAIN_MS the other steps
+    // get their turn, and the next tick starts at once.
+    // Slack messages of requests decided since: their updates join the outbox first.
+    await queueSlackUpdates();
+    if (await drainNotifications(state, Date.now() + DRAIN_MS)) state.again = true;
     ++state.ticks;
     // Refusal counts of minutes that are over become audit events.
     if (state.ticks % 10 === 0) await flushRefusalTallies();
@@ -49,6 +49,38 @@ async function tick(state: State): Promise<void> {
     state.again = false;
     setImmediate(() => void tick(state));
   }
+}
+
+/** Fans out and delivers until nothing more is due or `until`; true if work was left. */
+async function drainNotifications(state: State, until: number): Promise<boolean> {
+  let fanningOut = true;
+  let left = false;
+  const fanOut = async () => {
+    try {
+      for (;;) {
+        if (state.stopping) return;
+        const full = (await fanOutDueTriggers()) === NOTIFY_TRIGGER_BATCH;
+        if (!full) return;
+        if (Date.now() >= until) return void (left = true);
+      }
+    } finally {
+      fanningOut = false;
+    }
+  };
+  const deliver = async () => {
+    for (;;) {
+      if (state.stopping) return;
+      const attempted = await deliverDueNotifications();
+      if (attempted < NOTIFY_MESSAGE_BATCH && !fanningOut) return;
+      if (Date.now() >= until) return void (left ||= attempted === NOTIFY_MESSAGE_BATCH);
+      // Nothing due yet while the fan-out is still writing: look again shortly.
+      if (attempted === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  // Both finish before the tick ends, even when one fails.
+  const failed = (await Promise.allSettled([fanOut(), deliver()])).find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return left;
 }
 
 /**
@@ -89,6 +121,7 @@ export async function stopBackgroundWork(): Promise<void> {
   while (state.running) await new Promise((r) => setTimeout(r, 50));
   await releaseLeases().catch(() => undefined);
   await releaseNotificationLeases().catch(() => undefined);
+  closeSmtpConnections();
   // Best effort: whatever is not flushed stays in refusal_tallies, and any
   // instance (or this one's successor) flushes it later. Nothing is lost.
   await flushRefusalTallies().catch(() => undefined);

@@ -86,6 +86,17 @@ const envSchema = z
       .string()
       .regex(/^(mailto:[^\s@]+@[^\s@]+|https:\/\/[^\s/]+(\/\S*)?)$/, "VAPID_SUBJECT must be a mailto: address or an https: URL")
       .default("mailto:countersign@localhost"),
+    // Slack (lib/slack, docs/slack.md): the app's bot token and signing secret; without both, Slack is off.
+    SLACK_BOT_TOKEN: z
+      .string()
+      .regex(/^xoxb-[A-Za-z0-9-]+$/, "SLACK_BOT_TOKEN must be a bot token (xoxb-…) from the Slack app's OAuth page")
+      .optional(),
+    SLACK_SIGNING_SECRET: z
+      .string()
+      .regex(/^[A-Za-z0-9]{16,}$/, "SLACK_SIGNING_SECRET must be the Slack app's signing secret (letters and digits)")
+      .optional(),
+    // Where the Slack Web API is: Slack's own unless a stand-in is named (the tests start one on this machine).
+    SLACK_API_URL: z.url().default("https://slack.com/api/"),
     // Bench-only routes (app/api/bench/*) answer 404 unless set. Never set in production.
     COUNTERSIGN_BENCH: flag,
   })
@@ -96,6 +107,10 @@ const envSchema = z
   .refine((e) => !e.VAPID_PUBLIC_KEY === !e.VAPID_PRIVATE_KEY, {
     message: "VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY go together (`npx web-push generate-vapid-keys` makes a pair)",
     path: ["VAPID_PRIVATE_KEY"],
+  })
+  .refine((e) => !e.SLACK_BOT_TOKEN === !e.SLACK_SIGNING_SECRET, {
+    message: "SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET go together (both are on the Slack app's settings pages)",
+    path: ["SLACK_SIGNING_SECRET"],
   })
   .refine((e) => !e.NOTIFY_WEBHOOK_URL || e.NOTIFY_WEBHOOK_SECRET, {
     message: "NOTIFY_WEBHOOK_URL needs NOTIFY_WEBHOOK_SECRET (whsec_…, e.g. from `npm run admin -- service add`'s format)",

@@ -20,7 +20,7 @@ function base32(bytes: Uint8Array): string {
   return out;
 }
 
-export type IdPrefix = "apr" | "usr" | "svc" | "rev" | "pol" | "evt" | "dlv" | "att" | "ses" | "idn" | "msg" | "ntr" | "ntf" | "nta" | "psb";
+export type IdPrefix = "apr" | "usr" | "svc" | "rev" | "pol" | "evt" | "dlv" | "att" | "ses" | "idn" | "msg" | "ntr" | "ntf" | "nta" | "psb" | "slk";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${base32(randomBytes(16))}`;

@@ -7,7 +7,6 @@ import { runAction, type ActionState, type ActionWording } from "@/lib/auth/guar
 import { updatePreferences } from "@/lib/notifications/preferences";
 import { removePushSubscription, removePushSubscriptionByEndpoint, savePushSubscription } from "@/lib/notifications/push-subscriptions";
 import { queueTestMessage } from "@/lib/notifications/test-message";
-import { pushChannel } from "@/lib/notifications/web-push";
 
 const WORDING: ActionWording = {
   refused: "Refused.",
@@ -20,15 +19,19 @@ const SETTINGS = { name: "settings action", path: "/settings", wording: WORDING 
 
 export async function savePreferencesAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
   return runAction("queue:view", SETTINGS, async (user) => {
-    const p = await updatePreferences(user.id, { notifyEmail: fd.get("notifyEmail") ?? undefined, notifyPush: fd.get("notifyPush") ?? undefined });
-    return { ok: true, message: `Saved: email ${p.notifyEmail ? "on" : "off"}, push ${p.notifyPush ? "on" : "off"}.` };
+    const p = await updatePreferences(user.id, {
+      notifyEmail: fd.get("notifyEmail") ?? undefined,
+      notifyPush: fd.get("notifyPush") ?? undefined,
+      notifySlack: fd.get("notifySlack") ?? undefined,
+    });
+    const onOff = (v: boolean) => (v ? "on" : "off");
+    return { ok: true, message: `Saved: email ${onOff(p.notifyEmail)}, push ${onOff(p.notifyPush)}, Slack ${onOff(p.notifySlack)}.` };
   });
 }
 
 /** Called by the browser part with PushSubscription.toJSON(); the user agent is the request's own. */
 export async function subscribeBrowserAction(subscription: unknown): Promise<ActionState> {
   return runAction("queue:view", SETTINGS, async (user) => {
-    if (pushChannel() === "off") return { ok: false, message: "Web Push is not set up on this server (no VAPID keys)." };
     await savePushSubscription(user.id, subscription, (await headers()).get("user-agent"));
     return { ok: true, message: "Notifications are on in this browser." };
   });

@@ -4,6 +4,7 @@ import { getPreferences } from "@/lib/notifications/preferences";
 import { listPushSubscriptions } from "@/lib/notifications/push-subscriptions";
 import { emailChannel } from "@/lib/notifications/mailer";
 import { vapidPublicKey } from "@/lib/notifications/web-push";
+import { slackChannel } from "@/lib/slack/slack-client";
 import { LocalTime } from "@/components/time";
 import { ActionForm } from "../admin/_components/action-form";
 import { AdminPage, Section } from "../admin/_components/admin-page";
@@ -45,6 +46,19 @@ export default async function SettingsPage() {
                 <span className="font-medium">Push notifications</span> in the browsers listed below
                 <span className="block text-slate-600">
                   {key ? "Turn them on in each browser you want told." : "Web Push is not set up on this server (no VAPID keys)."}
+                </span>
+              </span>
+            </label>
+            <label className="flex items-start gap-3 text-sm">
+              <input type="checkbox" name="notifySlack" defaultChecked={prefs.notifySlack} className={checkbox} />
+              <span>
+                <span className="font-medium">Slack direct messages</span> from the Countersign app, to the Slack user with your email
+                <span className="block text-slate-600">
+                  {slackChannel() === "on"
+                    ? prefs.slackLinked
+                      ? "Your Slack account is linked: you can approve and deny from Slack."
+                      : "Your Slack account links itself the first time you press a button in a Countersign message."
+                    : "Slack is not set up on this server."}
                 </span>
               </span>
             </label>

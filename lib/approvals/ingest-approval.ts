@@ -108,6 +108,7 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
           remindAt: JSON.stringify(policy.remindAt),
           escalateAfterSeconds: policy.escalateAfterSeconds,
           escalateToRoles: JSON.stringify(policy.escalateToRoles),
+          slackChannel: policy.slackChannel,
           createdAt: new Date(now),
           expiresAt: new Date(now + ttl * 1000),
         },

@@ -51,3 +51,42 @@ export async function appendAuditEvent(tx: Tx, input: AuditInput): Promise<Chain
   }
   return { ...event, hash };
 }
+
+/**
+ * Appends several events in order, holding the head once: one bump of the
+ * sequence by their number, one insert, one head update, however many there
+ * are (the outbox records a batch of sent messages this way). Same chain,
+ * same rules as appendAuditEvent; call it last in a transaction too.
+ */
+export async function appendAuditEvents(tx: Tx, inputs: AuditInput[]): Promise<void> {
+  if (inputs.length === 0) return;
+  if (inputs.length === 1) {
+    await appendAuditEvent(tx, inputs[0]!);
+    return;
+  }
+  const datas = inputs.map((input) => canonicalJson(auditDataSchema.parse(input.data ?? {})));
+  const bumped = await tx.$queryRaw<Array<{ seq: number | bigint; hash: string }>>`
+    UPDATE audit_head SET seq = seq + ${inputs.length} WHERE id = 1 RETURNING seq, hash`;
+  const row = bumped[0];
+  if (!row) throw new Error("audit chain head is missing (migrations not applied?)");
+  const key = (auditKey ??= createSecretKey(Buffer.from(env().AUDIT_KEY, "base64")));
+  const at = new Date();
+  let seq = Number(row.seq) - inputs.length;
+  let prevHash = row.hash;
+  const rows = inputs.map((input, i) => {
+    const event: ChainedEvent = {
+      seq: ++seq,
+      id: newId("evt"),
+      at: at.toISOString(),
+      type: input.type,
+      actor: input.actor,
+      approvalId: input.approvalId ?? null,
+      data: datas[i]!,
+      prevHash,
+    };
+    prevHash = eventHash(key, event);
+    return { ...event, at, hash: prevHash };
+  });
+  await tx.auditEvent.createMany({ data: rows });
+  await tx.$executeRaw`UPDATE audit_head SET hash = ${prevHash} WHERE id = 1`;
+}

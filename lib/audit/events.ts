@@ -29,6 +29,11 @@ export const AUDIT_EVENT_TYPES = [
   // Rate-limited sign-ins, counted per minute (lib/audit/refusal-tallies.ts).
   "user.sign_in_refused",
   "user.signed_out",
+  // A Slack user linked to this user by Slack's verified email, and unlinked by an admin (lib/slack).
+  "user.slack_linked",
+  "user.slack_unlinked",
+  // Slack interactions whose signature failed, counted per minute (lib/audit/refusal-tallies.ts).
+  "slack.interaction_rejected",
   "redaction.changed",
   "receipt_key.rotated",
   "callback.retried",

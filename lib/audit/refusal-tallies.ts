@@ -18,12 +18,13 @@ import { ERROR_STATUS } from "../errors";
 import { appendAuditEvent } from "./append-event";
 import type { AuditData } from "./events";
 
-export const REFUSAL_KINDS = ["webhook.rejected", "user.sign_in_refused"] as const;
+export const REFUSAL_KINDS = ["webhook.rejected", "user.sign_in_refused", "slack.interaction_rejected"] as const;
 export type RefusalKind = (typeof REFUSAL_KINDS)[number];
 
 /** Subject of webhook refusals whose slug names no enabled service (never one row per slug sent). */
 export const UNKNOWN_SERVICE_SUBJECT = "(unknown)";
 export const SIGN_IN_SUBJECT = "(sign-in)";
+export const SLACK_SUBJECT = "(slack)";
 
 export type Refusal = { kind: RefusalKind; subject: string; reason: string };
 

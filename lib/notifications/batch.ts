@@ -1,2 +1,4 @@
-/** How many due triggers, or due messages, one pass of the background work claims. */
-export const NOTIFY_BATCH = 20;
+/** How many due triggers one pass of the background work fans out. */
+export const NOTIFY_TRIGGER_BATCH = 50;
+/** How many due messages one pass claims (a trigger makes a message per person and channel, so more). */
+export const NOTIFY_MESSAGE_BATCH = 200;

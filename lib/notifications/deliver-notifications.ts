@@ -1,5 +1,8 @@
-// Sending the outbox's messages. Each is claimed with a lease (one instance's
-// conditional update passes) and sent once per claim. Just before sending,
+// Sending the outbox's messages, a batch at a time. A pass claims its batch
+// with one conditional update under a lease owner of its own (so it reads
+// back exactly what it won, whatever another instance claimed), reads what
+// the checks need for the whole batch at once, sends several messages at a
+// time, and records every outcome in one transaction. Just before sending,
 // the recipient must still be able to act: a decided or expired request, a
 // vote cast, a role revoked or an account disabled drops the message unsent.
 // A failed attempt backs off and is retried for over 24 hours, so a mail
@@ -7,9 +10,10 @@
 // or gave up on is an audit event.
 import "server-only";
 import { createHash } from "node:crypto";
-import { db } from "../db/client";
+import { db, type Db } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { appendAuditEvents } from "../audit/append-event";
+import type { AuditInput } from "../audit/events";
 import { backoffMs } from "../callbacks/deliver-callbacks";
 import { env } from "../env";
 import { errorFields, log } from "../log";
@@ -17,56 +21,135 @@ import { isShuttingDown } from "../shutdown";
 import { postSignedWebhook } from "../callbacks/signed-post";
 import { callbackSecretOf } from "../services/service-secrets";
 import { newId } from "../ids";
+import { eligibility } from "../reviews/eligibility";
 import { emailChannel, sendEmail } from "./mailer";
 import { pushChannel, sendWebPush } from "./web-push";
-import { mayStillDecide } from "./recipients";
-import { NOTIFY_BATCH } from "./batch";
+import { approvalFacts, reviewerFacts } from "./recipients";
+import { slackChannel } from "../slack/slack-client";
+import { postToSlack, slackApprovalSelect, slackFactsOf, slackOutcomeOf, slackUserFor, updateSlackPost } from "../slack/send-slack";
+import { NOTIFY_MESSAGE_BATCH } from "./batch";
 import { WORKER_ID } from "./worker-id";
 
-const LEASE_MS = 60_000; // longer than one attempt can take
+const LEASE_MS = 60_000;
+/**
+ * A batch is recorded well before its lease runs out, however slow a
+ * channel is: an attempt still waiting then counts as failed (and is
+ * retried), and a message not started yet is handed back unattempted.
+ * Otherwise another instance could claim and send it a second time.
+ */
+const BATCH_BUDGET_MS = 40_000;
 const GIVE_UP_AFTER_MS = 25 * 3600 * 1000;
+/** How many messages of a batch are on their way at once (SMTP connections, push requests, webhooks). */
+const SEND_CONCURRENCY = 16;
+let passes = 0;
 
-/** Claims and sends due messages; returns how many were attempted. */
+type Message = Awaited<ReturnType<Db["notification"]["findMany"]>>[number];
+type Outcome = { sent: true; how: string } | { sent: false; dropped: string } | { sent: false; error: string; retryAfterMs?: number };
+type Attempt = { n: Message; outcome: Outcome; at: Date; durationMs: number };
+
+/** Claims and sends a batch of due messages; returns how many were due (a full batch means more may be). */
 export async function deliverDueNotifications(now = new Date()): Promise<number> {
   const due = await db().notification.findMany({
     where: { status: "pending", nextAttemptAt: { lte: now }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
     orderBy: { nextAttemptAt: "asc" },
-    take: NOTIFY_BATCH,
+    take: NOTIFY_MESSAGE_BATCH,
     select: { id: true },
   });
-  let attempted = 0;
-  for (const { id } of due) {
-    if (isShuttingDown()) break;
-    const claimedAt = new Date();
-    const claim = await db().notification.updateMany({
-      where: { id, status: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: claimedAt } }] },
-      data: { leaseOwner: WORKER_ID, leaseUntil: new Date(claimedAt.getTime() + LEASE_MS) },
-    });
-    if (claim.count === 0) continue; // another instance has it
-    attempted++;
-    await attempt(id);
-  }
-  return attempted;
+  if (due.length === 0 || isShuttingDown()) return 0;
+  const owner = `${WORKER_ID}/${++passes}`;
+  const claimedAt = new Date();
+  await db().notification.updateMany({
+    where: { id: { in: due.map((d) => d.id) }, status: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: claimedAt } }] },
+    data: { leaseOwner: owner, leaseUntil: new Date(claimedAt.getTime() + LEASE_MS) },
+  });
+  const claimed = await db().notification.findMany({ where: { leaseOwner: owner }, orderBy: { nextAttemptAt: "asc" } });
+  if (claimed.length === 0) return due.length;
+  const facts = await factsFor(claimed);
+  const attempts: Attempt[] = [];
+  const deadline = claimedAt.getTime() + BATCH_BUDGET_MS;
+  // A message left unsent by a shutdown keeps its lease until stopBackgroundWork hands it back.
+  await eachAtMost(SEND_CONCURRENCY, claimed, async (n) => {
+    if (!isShuttingDown() && Date.now() < deadline) attempts.push(await attempt(n, facts, deadline));
+  });
+  await record(owner, attempts, facts);
+  if (!isShuttingDown()) await handBack(owner);
+  return due.length;
 }
 
-type Outcome = { sent: true; how: string } | { sent: false; dropped: string } | { sent: false; error: string };
+/** Runs `work` over `items` with at most `limit` in flight. */
+async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
 
-async function attempt(id: string): Promise<void> {
-  const n = await db().notification.findUniqueOrThrow({ where: { id } });
+/** What the checks and the sending need, read once for the whole batch. */
+async function factsFor(batch: Message[]) {
+  const approvalIds = [...new Set(batch.flatMap((n) => (n.approvalId ? [n.approvalId] : [])))];
+  const userIds = [...new Set(batch.flatMap((n) => (n.userId ? [n.userId] : [])))];
+  const subscriptionIds = batch.flatMap((n) => (n.channel === "push" ? [(JSON.parse(n.body) as PushBody).subscriptionId] : []));
+  const slackMessages = batch.filter((n) => n.channel === "slack");
+  const postIds = slackMessages.flatMap((n) => {
+    const update = (JSON.parse(n.body) as SlackBody).update;
+    return update ? [update.postId] : [];
+  });
+  const slackApprovalIds = [...new Set(slackMessages.flatMap((n) => (n.approvalId ? [n.approvalId] : [])))];
+  const [approvals, users, subscriptions, slackApprovals, slackPosts] = await Promise.all([
+    db().approval.findMany({ where: { id: { in: approvalIds } }, select: { id: true, serviceId: true, ...approvalFacts } }),
+    db().user.findMany({ where: { id: { in: userIds } }, select: { ...reviewerFacts, notifyEmail: true, notifyPush: true, notifySlack: true, slackUserId: true } }),
+    subscriptionIds.length ? db().pushSubscription.findMany({ where: { id: { in: subscriptionIds } } }) : [],
+    slackApprovalIds.length ? db().approval.findMany({ where: { id: { in: slackApprovalIds } }, select: slackApprovalSelect }) : [],
+    postIds.length ? db().slackPost.findMany({ where: { id: { in: postIds } } }) : [],
+  ]);
+  return {
+    approvals: new Map(approvals.map((a) => [a.id, a])),
+    users: new Map(users.map((u) => [u.id, u])),
+    subscriptions: new Map(subscriptions.map((s) => [s.id, s])),
+    slackApprovals: new Map(slackApprovals.map((a) => [a.id, a])),
+    slackPosts: new Map(slackPosts.map((p) => [p.id, p])),
+    /** Push subscriptions that answered, and those the push service no longer knows. */
+    pushUsed: [] as string[],
+    pushGone: [] as string[],
+    /** Slack messages posted in this batch, to be remembered for their update. */
+    posted: [] as Array<{ notificationId: string; approvalId: string; channel: string; ts: string; userId: string | null }>,
+  };
+}
+type Facts = Awaited<ReturnType<typeof factsFor>>;
+type PushBody = { payload: string; subscriptionId: string };
+type SlackBody = { post?: { to: "channel"; channel: string } | { to: "dm" }; update?: { postId: string } };
+
+/** Messages of this pass left unattempted (the budget ran out): due again at once, for any instance. */
+async function handBack(owner: string): Promise<void> {
+  await db().notification.updateMany({ where: { leaseOwner: owner }, data: { leaseOwner: null, leaseUntil: null } });
+}
+
+async function attempt(n: Message, facts: Facts, deadline: number): Promise<Attempt> {
   const started = Date.now();
   let outcome: Outcome;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Outcome>((resolve) => {
+    timer = setTimeout(() => resolve({ sent: false, error: "no answer before the batch's time ran out" }), Math.max(0, deadline - started));
+  });
   try {
-    const moot = (await noLongerConcerns(n)) ?? (await channelTurnedOff(n));
+    const moot = noLongerConcerns(n, facts) ?? channelTurnedOff(n, facts);
     if (moot) outcome = { sent: false, dropped: moot };
-    else if (n.channel === "webhook") outcome = await postNotificationWebhook(n);
-    else if (n.channel === "push") outcome = await pushToBrowser(n);
-    else outcome = await emailTo(n);
+    else outcome = await Promise.race([send(n, facts), late]);
   } catch (e) {
     // The error's class only: an SMTP answer can quote the message.
-    log.warn("notification attempt failed", { notification: id, ...errorFields(e) });
+    log.warn("notification attempt failed", { notification: n.id, ...errorFields(e) });
     outcome = { sent: false, error: e instanceof Error ? `${e.name}${"code" in e ? ` ${String(e.code)}` : ""}` : "error" };
   }
-  await record(n, outcome, Date.now() - started);
+  clearTimeout(timer);
+  return { n, outcome, at: new Date(), durationMs: Date.now() - started };
+}
+
+function send(n: Message, facts: Facts): Promise<Outcome> {
+  if (n.channel === "webhook") return postNotificationWebhook(n, facts);
+  if (n.channel === "push") return pushToBrowser(n, facts);
+  if (n.channel === "slack") return toSlack(n, facts);
+  return emailTo(n);
 }
 
 /** Messages that ask a person to decide: first notices, reminders and escalations. */
@@ -74,28 +157,31 @@ const REVIEW_NOTICES = new Set(["needs_review", "reminder", "escalated"]);
 
 /**
  * Why a message should no longer go out, or null. A review notice to a person
- * needs someone who may still decide; any other needs the request still pending.
+ * needs someone who may still decide (the review's own rule); any other
+ * needs the request still pending.
  */
-async function noLongerConcerns(n: { kind: string; approvalId: string | null; userId: string | null }): Promise<string | null> {
-  if (!n.approvalId) return null;
+function noLongerConcerns(n: Message, facts: Facts): string | null {
+  if (!n.approvalId || n.kind === "slack_update") return null;
+  const a = facts.approvals.get(n.approvalId);
   if (REVIEW_NOTICES.has(n.kind) && n.userId) {
-    return (await mayStillDecide(db(), n.approvalId, n.userId)) ? null : "the recipient can no longer act on the request";
+    const user = facts.users.get(n.userId) ?? null;
+    return a && eligibility(a, user, a.reviews, new Date()).ok ? null : "the recipient can no longer act on the request";
   }
-  const a = await db().approval.findUnique({ where: { id: n.approvalId }, select: { status: true, expiresAt: true } });
   return a && a.status === "pending" && a.expiresAt > new Date() ? null : "the request was decided or expired";
 }
 
 /** A person who turned a channel off on /settings after the message was written gets nothing on it. */
-async function channelTurnedOff(n: { channel: string; userId: string | null }): Promise<string | null> {
+function channelTurnedOff(n: Message, facts: Facts): string | null {
   if (!n.userId || n.channel === "webhook") return null;
-  const u = await db().user.findUnique({ where: { id: n.userId }, select: { notifyEmail: true, notifyPush: true, disabledAt: true } });
+  const u = facts.users.get(n.userId);
   if (!u || u.disabledAt) return "the recipient's account is disabled or gone";
   if (n.channel === "email" && !u.notifyEmail) return "the recipient turned email off";
   if (n.channel === "push" && !u.notifyPush) return "the recipient turned push off";
+  if (n.channel === "slack" && !u.notifySlack) return "the recipient turned Slack off";
   return null;
 }
 
-async function emailTo(n: { id: string; recipient: string; subject: string; body: string }): Promise<Outcome> {
+async function emailTo(n: Message): Promise<Outcome> {
   const channel = emailChannel();
   if (channel === "local") return { sent: true, how: "kept in the local mailbox (SMTP_URL is not set)" };
   if (channel === "off") return { sent: false, dropped: "email is off (SMTP_URL is not set)" };
@@ -110,23 +196,55 @@ async function emailTo(n: { id: string; recipient: string; subject: string; body
  * the same request replaces an undelivered earlier one (same topic). A
  * subscription the push service no longer knows (404, 410) is removed.
  */
-async function pushToBrowser(n: { approvalId: string | null; body: string }): Promise<Outcome> {
+async function pushToBrowser(n: Message, facts: Facts): Promise<Outcome> {
   if (pushChannel() === "off") return { sent: false, dropped: "Web Push is off (no VAPID keys)" };
-  const { payload, subscriptionId } = JSON.parse(n.body) as { payload: string; subscriptionId: string };
-  const sub = await db().pushSubscription.findUnique({ where: { id: subscriptionId } });
+  const { payload, subscriptionId } = JSON.parse(n.body) as PushBody;
+  const sub = facts.subscriptions.get(subscriptionId);
   if (!sub) return { sent: false, dropped: "the browser's subscription was removed" };
-  const expiresAt = n.approvalId ? (await db().approval.findUnique({ where: { id: n.approvalId }, select: { expiresAt: true } }))?.expiresAt : null;
+  const expiresAt = n.approvalId ? facts.approvals.get(n.approvalId)?.expiresAt : null;
   const ttlSeconds = expiresAt ? Math.max(60, Math.ceil((expiresAt.getTime() - Date.now()) / 1000)) : 3600;
   const r = await sendWebPush(sub, payload, { ttlSeconds, topic: n.approvalId ? pushTopic(n.approvalId) : undefined, urgency: "high" });
   if (r.ok) {
-    await db().pushSubscription.updateMany({ where: { id: sub.id }, data: { lastUsedAt: new Date() } });
+    facts.pushUsed.push(sub.id);
     return { sent: true, how: `HTTP ${r.statusCode} from the push service` };
   }
   if (r.gone) {
-    await db().pushSubscription.deleteMany({ where: { id: sub.id } });
+    facts.pushGone.push(sub.id);
     return { sent: false, dropped: `the push service no longer knows this browser (${r.error}); its subscription was removed` };
   }
   return { sent: false, error: r.error };
+}
+
+/**
+ * Slack: a post about the request to its policy's channel or to a person
+ * (lib/slack/send-slack.ts), or the update of an earlier post once the
+ * request is decided. A post is remembered with the outcomes, so its update
+ * can find it.
+ */
+async function toSlack(n: Message, facts: Facts): Promise<Outcome> {
+  if (slackChannel() === "off") return { sent: false, dropped: "Slack is off (no SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET)" };
+  const body = JSON.parse(n.body) as SlackBody;
+  const a = n.approvalId ? facts.slackApprovals.get(n.approvalId) : undefined;
+  if (!a) return { sent: false, dropped: "the request is gone" };
+  if (body.update) {
+    const post = facts.slackPosts.get(body.update.postId);
+    const outcome = slackOutcomeOf(a);
+    if (!post || !outcome) return { sent: false, dropped: "nothing to update" };
+    return updateSlackPost(post, slackFactsOf(a), outcome);
+  }
+  if (!body.post) return { sent: false, dropped: "not a Slack message Countersign writes" };
+  let to: string;
+  if (body.post.to === "channel") to = body.post.channel;
+  else {
+    const user = n.userId ? facts.users.get(n.userId) : undefined;
+    if (!user) return { sent: false, dropped: "the recipient's account is gone" };
+    const slackUser = await slackUserFor(user);
+    if (!("id" in slackUser)) return slackUser;
+    to = slackUser.id;
+  }
+  const r = await postToSlack(to, slackFactsOf(a));
+  if (r.sent && r.post) facts.posted.push({ notificationId: n.id, approvalId: a.id, ...r.post, userId: n.userId });
+  return r.sent ? { sent: true, how: r.how } : r;
 }
 
 /** A push Topic is at most 32 URL-safe characters: a digest of the request id. */
@@ -139,11 +257,11 @@ function pushTopic(approvalId: string): string {
  * message's id, the same on every retry. The global URL's events are signed
  * with NOTIFY_WEBHOOK_SECRET, a service's own URL's with its callback secret.
  */
-async function postNotificationWebhook(n: { id: string; approvalId: string | null; recipient: string; body: string }): Promise<Outcome> {
+async function postNotificationWebhook(n: Message, facts: Facts): Promise<Outcome> {
   const { payload, signer } = JSON.parse(n.body) as { payload: string; signer?: "global" | "service" };
   let secret: string | undefined;
   if (signer === "service") {
-    const a = n.approvalId ? await db().approval.findUnique({ where: { id: n.approvalId }, select: { serviceId: true } }) : null;
+    const a = n.approvalId ? facts.approvals.get(n.approvalId) : undefined;
     if (!a) return { sent: false, dropped: "the request is gone" };
     secret = await callbackSecretOf(db(), a.serviceId);
   } else {
@@ -155,47 +273,65 @@ async function postNotificationWebhook(n: { id: string; approvalId: string | nul
   return { sent: false, error: r.statusCode !== null ? `HTTP ${r.statusCode} (${r.errorClass})` : (r.errorClass ?? "error") };
 }
 
-async function record(
-  n: { id: string; approvalId: string | null; channel: string; kind: string; recipient: string; attempts: number; createdAt: Date },
-  outcome: Outcome,
-  durationMs: number,
-) {
-  const at = new Date();
-  const attempts = n.attempts + 1;
-  const mine = { id: n.id, leaseOwner: WORKER_ID };
-  const released = { leaseOwner: null, leaseUntil: null, attempts };
-  const audit = (type: "notification.sent" | "notification.failed", why: string) => ({
-    type,
-    actor: "system" as const,
-    approvalId: n.approvalId,
-    data: { notification: n.id, channel: n.channel, kind: n.kind, recipient: n.recipient, outcome: why },
-  });
-  const [result, detail] = outcome.sent ? ["sent", outcome.how] : "dropped" in outcome ? ["dropped", outcome.dropped] : ["error", outcome.error];
+/**
+ * Every outcome of the pass in one transaction: the messages' new states
+ * (rows with the same change in one statement), their attempt rows and
+ * audit events. Only messages still under this pass's lease are touched: a
+ * lease that ran out means another instance owns the message now.
+ */
+async function record(owner: string, attempts: Attempt[], facts: Facts): Promise<void> {
+  if (attempts.length === 0) return;
   await inTransaction(async (tx) => {
-    let count: number;
-    if (outcome.sent) {
-      ({ count } = await tx.notification.updateMany({ where: mine, data: { ...released, status: "sent", sentAt: at, outcome: outcome.how } }));
-      if (count === 1) await appendAuditEvent(tx, audit("notification.sent", outcome.how));
-    } else if ("dropped" in outcome) {
-      ({ count } = await tx.notification.updateMany({ where: mine, data: { ...released, status: "dropped", outcome: outcome.dropped } }));
-    } else if (at.getTime() - n.createdAt.getTime() > GIVE_UP_AFTER_MS) {
-      ({ count } = await tx.notification.updateMany({ where: mine, data: { ...released, status: "failed", outcome: outcome.error } }));
-      if (count === 1) await appendAuditEvent(tx, audit("notification.failed", outcome.error));
-    } else {
-      ({ count } = await tx.notification.updateMany({
-        where: mine,
-        data: { ...released, outcome: outcome.error, nextAttemptAt: new Date(at.getTime() + backoffMs(attempts, env().NOTIFY_RETRY_BASE_MS)) },
-      }));
+    const stillMine = new Set(
+      (await tx.notification.findMany({ where: { id: { in: attempts.map((a) => a.n.id) }, leaseOwner: owner }, select: { id: true } })).map((r) => r.id),
+    );
+    const changes = new Map<string, { data: ReturnType<typeof newState>; ids: string[] }>();
+    const rows: Array<{ id: string; notificationId: string; at: Date; result: string; detail: string; durationMs: number }> = [];
+    const events: AuditInput[] = [];
+    const recordedAt = new Date();
+    for (const a of attempts.filter((x) => stillMine.has(x.n.id))) {
+      const data = newState(a, recordedAt);
+      const key = JSON.stringify(data);
+      const change = changes.get(key) ?? { data, ids: [] };
+      change.ids.push(a.n.id);
+      changes.set(key, change);
+      rows.push({ id: newId("nta"), notificationId: a.n.id, at: a.at, result: data.result, detail: data.outcome, durationMs: a.durationMs });
+      if (data.status === "sent" || data.status === "failed") {
+        events.push({
+          type: data.status === "sent" ? "notification.sent" : "notification.failed",
+          actor: "system",
+          approvalId: a.n.approvalId,
+          data: { notification: a.n.id, channel: a.n.channel, kind: a.n.kind, recipient: a.n.recipient, outcome: data.outcome },
+        });
+      }
     }
-    // Only the lease holder's attempt is recorded: a lease that ran out means another instance owns the message now.
-    if (count === 1) {
-      await tx.notificationAttempt.create({ data: { id: newId("nta"), notificationId: n.id, at, result, detail, durationMs } });
+    for (const { data, ids } of changes.values()) {
+      const { result: _result, ...columns } = data;
+      await tx.notification.updateMany({ where: { id: { in: ids }, leaseOwner: owner }, data: { ...columns, leaseOwner: null, leaseUntil: null } });
     }
+    if (rows.length) await tx.notificationAttempt.createMany({ data: rows });
+    if (facts.pushUsed.length) await tx.pushSubscription.updateMany({ where: { id: { in: facts.pushUsed } }, data: { lastUsedAt: new Date() } });
+    if (facts.pushGone.length) await tx.pushSubscription.deleteMany({ where: { id: { in: facts.pushGone } } });
+    const posted = facts.posted.filter((p) => stillMine.has(p.notificationId));
+    if (posted.length) await tx.slackPost.createMany({ data: posted.map((p) => ({ id: newId("slk"), ...p })) });
+    await appendAuditEvents(tx, events);
   });
+}
+
+/** A message's columns after an attempt, and the attempt's result (sentAt: when the batch is recorded, so a batch's sent messages share one update). */
+function newState({ n, outcome, at }: Attempt, recordedAt: Date) {
+  const attempts = n.attempts + 1;
+  if (outcome.sent) return { result: "sent", status: "sent", outcome: outcome.how, attempts, sentAt: recordedAt };
+  if ("dropped" in outcome) return { result: "dropped", status: "dropped", outcome: outcome.dropped, attempts };
+  if (at.getTime() - n.createdAt.getTime() > GIVE_UP_AFTER_MS) return { result: "error", status: "failed", outcome: outcome.error, attempts };
+  // Slack's Retry-After, when it gave one, is the least wait.
+  const wait = Math.max(backoffMs(attempts, env().NOTIFY_RETRY_BASE_MS), "retryAfterMs" in outcome ? (outcome.retryAfterMs ?? 0) : 0);
+  const retryAt = new Date(at.getTime() + wait);
+  return { result: "error", status: "pending", outcome: outcome.error, attempts, nextAttemptAt: retryAt };
 }
 
 /** On shutdown: hand this instance's leases back so another can send at once. */
 export async function releaseNotificationLeases(): Promise<void> {
-  await db().notification.updateMany({ where: { leaseOwner: WORKER_ID }, data: { leaseOwner: null, leaseUntil: null } });
+  await db().notification.updateMany({ where: { leaseOwner: { startsWith: `${WORKER_ID}/` } }, data: { leaseOwner: null, leaseUntil: null } });
   await db().notificationTrigger.updateMany({ where: { leaseOwner: WORKER_ID }, data: { leaseOwner: null, leaseUntil: null } });
 }

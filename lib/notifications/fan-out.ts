@@ -1,47 +1,61 @@
-// Due triggers become messages. A trigger is claimed with a lease (one
-// instance's conditional update passes); the recipients are worked out as
-// they are at that moment, each on the channels they chose; each message's
-// dedupe key makes it exist once even if a lease runs out and another
-// instance repeats the fan-out. An
-// escalation trigger first escalates the request (escalate.ts), in the same
-// transaction, and then tells whoever may decide it now.
+// Due triggers become messages, a batch at a time. A pass claims its
+// triggers with one conditional update under a lease owner of its own, then
+// writes every message of the batch in one transaction: the recipients are
+// worked out as they are at that moment (the review's own rule), each on
+// the channels they chose; each message's dedupe key makes it exist once
+// even if a lease runs out and another instance repeats the fan-out. An
+// escalation trigger first escalates its request (escalate.ts), in the same
+// transaction, and then tells whoever may decide it now. Should a batch
+// fail, its triggers are retried one by one, so one bad trigger holds up no other.
 import "server-only";
-import { db, type Tx } from "../db/client";
+import { db, type Db, type Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { env } from "../env";
+import { errorFields, log } from "../log";
 import { emitLocalChange } from "../approvals/changes";
 import { composeMessage, composePush, type MessageFacts, type MessageKind } from "./compose-message";
 import { escalateApproval } from "./escalate";
 import { reviewEvent } from "./webhook-event";
 import { emailChannel } from "./mailer";
 import { pushChannel } from "./web-push";
-import { queueMessage, pushRecipient, type OutboxMessage } from "./queue-message";
-import { eligibleRecipients, enabledAdmins, type Recipient } from "./recipients";
+import { slackChannel } from "../slack/slack-client";
+import { messageRows, pushRecipient, type OutboxMessage } from "./queue-message";
+import { enabledAdmins, recipientsAmong, type Recipient } from "./recipients";
 import { requiredRolesOf } from "../reviews/eligibility";
-import { NOTIFY_BATCH } from "./batch";
+import { NOTIFY_TRIGGER_BATCH } from "./batch";
 import { WORKER_ID } from "./worker-id";
 
 const LEASE_MS = 60_000;
+let passes = 0;
 
+type Trigger = Awaited<ReturnType<Db["notificationTrigger"]["findMany"]>>[number];
+
+/** Claims a batch of due triggers and writes their messages; returns how many were due (a full batch means more may be). */
 export async function fanOutDueTriggers(now = new Date()): Promise<number> {
   const due = await db().notificationTrigger.findMany({
     where: { status: "pending", dueAt: { lte: now }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
     orderBy: { dueAt: "asc" },
-    take: NOTIFY_BATCH,
+    take: NOTIFY_TRIGGER_BATCH,
     select: { id: true },
   });
-  let done = 0;
-  for (const { id } of due) {
-    const claimedAt = new Date();
-    const claim = await db().notificationTrigger.updateMany({
-      where: { id, status: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: claimedAt } }] },
-      data: { leaseOwner: WORKER_ID, leaseUntil: new Date(claimedAt.getTime() + LEASE_MS) },
-    });
-    if (claim.count === 0) continue; // another instance has it
-    await fanOut(id);
-    done++;
+  if (due.length === 0) return 0;
+  const owner = `${WORKER_ID}/${++passes}`;
+  const claimedAt = new Date();
+  await db().notificationTrigger.updateMany({
+    where: { id: { in: due.map((d) => d.id) }, status: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: claimedAt } }] },
+    data: { leaseOwner: owner, leaseUntil: new Date(claimedAt.getTime() + LEASE_MS) },
+  });
+  const claimed = await db().notificationTrigger.findMany({ where: { leaseOwner: owner }, orderBy: { dueAt: "asc" } });
+  try {
+    await fanOut(claimed, owner);
+  } catch (e) {
+    if (claimed.length === 1) throw e;
+    log.warn("notification fan-out of a batch failed; retrying its triggers one by one", errorFields(e));
+    for (const t of claimed) {
+      await fanOut([t], owner).catch((err) => log.warn("notification fan-out failed", { trigger: t.id, ...errorFields(err) }));
+    }
   }
-  return done;
+  return due.length;
 }
 
 /** The message a trigger makes: reminders and escalations are review notices too. */
@@ -52,21 +66,44 @@ const MESSAGE_KIND: Record<string, MessageKind> = {
   escalation: "escalated",
 };
 
-async function fanOut(triggerId: string): Promise<void> {
-  let escalated: string | null = null;
+async function fanOut(triggers: Trigger[], owner: string): Promise<void> {
+  const escalated: string[] = [];
   await inTransaction(async (tx) => {
-    const trigger = await tx.notificationTrigger.findUniqueOrThrow({ where: { id: triggerId } });
-    const kind = MESSAGE_KIND[trigger.kind] ?? "needs_review";
-    // Escalate before reading the request, so the recipients are those who may decide after it.
-    if (kind === "escalated" && (await escalateApproval(tx, trigger.approvalId))) escalated = trigger.approvalId;
-    const a = await tx.approval.findUniqueOrThrow({
-      where: { id: trigger.approvalId },
-      include: { service: { select: { slug: true, notifyWebhookUrl: true } } },
+    // Escalate before reading the requests, so the recipients are those who may decide after it.
+    for (const t of triggers) {
+      if (t.kind === "escalation" && (await escalateApproval(tx, t.approvalId))) escalated.push(t.approvalId);
+    }
+    const approvals = new Map(
+      (
+        await tx.approval.findMany({
+          where: { id: { in: [...new Set(triggers.map((t) => t.approvalId))] } },
+          include: { service: { select: { slug: true, notifyWebhookUrl: true } }, reviews: { select: { reviewerId: true } } },
+        })
+      ).map((a) => [a.id, a]),
+    );
+    const now = new Date();
+    const live = triggers.flatMap((t) => {
+      const a = approvals.get(t.approvalId);
+      const kind = MESSAGE_KIND[t.kind] ?? "needs_review";
+      // A request already decided (or expired) tells nobody; nor does an
+      // escalation that did not happen (a repeat finds it done: its messages exist).
+      const pending = a && a.status === "pending" && a.expiresAt > now && (kind !== "escalated" || a.escalatedAt !== null);
+      return pending ? [{ t, a, kind }] : [];
     });
-    // A request already decided (or expired) tells nobody; nor does an
-    // escalation that did not happen (a repeat finds it done: its messages exist).
-    const pending = a.status === "pending" && a.expiresAt > new Date() && (kind !== "escalated" || a.escalatedAt !== null);
-    if (pending) {
+    const roles = [...new Set(live.flatMap(({ a }) => requiredRolesOf(a.requiredRoles)))];
+    const [holders, admins] = await Promise.all([
+      recipientsAmong(tx, roles),
+      live.some((l) => l.kind === "quorum_unreachable") ? enabledAdmins(tx) : Promise.resolve([]),
+    ]);
+    const messages: OutboxMessage[] = [];
+    const peopleOf = live.map(({ t, a, kind }) => ({
+      t,
+      a,
+      kind,
+      people: kind === "quorum_unreachable" ? admins : holders.eligibleFor(a, now),
+    }));
+    const subscriptions = await pushSubscriptionsOf(tx, peopleOf.flatMap((x) => x.people));
+    for (const { t, a, kind, people } of peopleOf) {
       const facts = {
         kind,
         approvalId: a.id,
@@ -81,19 +118,30 @@ async function fanOut(triggerId: string): Promise<void> {
         quorum: a.quorum,
         escalatedToRoles: requiredRolesOf(a.escalateToRoles),
       };
-      const key = `${a.id}:${trigger.kind}:${trigger.seq}`;
-      const people = kind === "quorum_unreachable" ? await enabledAdmins(tx) : await eligibleRecipients(tx, a.id);
-      for (const m of await messagesToPeople(tx, key, facts, people)) await queueMessage(tx, m);
+      const key = `${a.id}:${t.kind}:${t.seq}`;
+      messages.push(...messagesToPeople(key, facts, people, subscriptions));
+      // The policy's Slack channel hears of each request once, when it arrives.
+      if (kind === "needs_review" && a.slackChannel && slackChannel() === "on") {
+        messages.push({
+          dedupeKey: `${key}:slack:channel`,
+          approvalId: a.id,
+          userId: null,
+          kind,
+          recipient: `Slack channel ${a.slackChannel}`,
+          subject: composeMessage(facts).subject,
+          body: { channel: "slack", text: composeMessage(facts).text, post: { to: "channel", channel: a.slackChannel } },
+        });
+      }
       // One event per notice for on-call tools; it carries the quorum warning itself.
       if (kind !== "quorum_unreachable") {
-        const event = reviewEvent(kind, { ...facts, quorumUnreachable: a.quorumUnreachable, reminder: trigger.seq });
+        const event = reviewEvent(kind, { ...facts, quorumUnreachable: a.quorumUnreachable, reminder: t.seq });
         const hooks: Array<[string | undefined | null, "global" | "service"]> = [
           [env().NOTIFY_WEBHOOK_URL, "global"],
           [a.service.notifyWebhookUrl, "service"],
         ];
         for (const [url, signer] of hooks) {
           if (!url) continue;
-          await queueMessage(tx, {
+          messages.push({
             dedupeKey: `${key}:${signer}:webhook`,
             approvalId: a.id,
             userId: null,
@@ -105,34 +153,55 @@ async function fanOut(triggerId: string): Promise<void> {
         }
       }
     }
+    await writeNew(tx, messages);
     await tx.notificationTrigger.updateMany({
-      where: { id: triggerId, leaseOwner: WORKER_ID },
+      where: { id: { in: triggers.map((t) => t.id) }, leaseOwner: owner },
       data: { status: "done", processedAt: new Date(), leaseOwner: null, leaseUntil: null },
     });
   });
   // Live queue pages on this instance: the newly eligible see the request now.
-  if (escalated) emitLocalChange(escalated);
+  for (const id of escalated) emitLocalChange(id);
+}
+
+/** Inserts the messages whose dedupe key is new (a repeated fan-out finds its messages written). */
+async function writeNew(tx: Tx, messages: OutboxMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  const existing = new Set(
+    (await tx.notification.findMany({ where: { dedupeKey: { in: messages.map((m) => m.dedupeKey) } }, select: { dedupeKey: true } })).map(
+      (n) => n.dedupeKey,
+    ),
+  );
+  const fresh = messages.filter((m) => !existing.has(m.dedupeKey));
+  if (fresh.length) await tx.notification.createMany({ data: messageRows(fresh) });
+}
+
+type Subscription = { id: string; userId: string; endpoint: string };
+
+/** The browsers of the people who chose push, when the deployment sends it. */
+async function pushSubscriptionsOf(tx: Tx, people: Recipient[]): Promise<Subscription[]> {
+  const ids = pushChannel() === "on" ? [...new Set(people.filter((p) => p.notifyPush).map((p) => p.id))] : [];
+  return ids.length ? tx.pushSubscription.findMany({ where: { userId: { in: ids } }, select: { id: true, userId: true, endpoint: true } }) : [];
 }
 
 /**
- * Each person's messages on the channels they chose: an email, and a push to
- * each browser they turned notifications on in. A channel the deployment
- * has not set up sends nothing.
+ * Each person's messages on the channels they chose: an email, a Slack
+ * direct message, and a push to each browser they turned notifications on
+ * in. A channel the deployment has not set up sends nothing.
  */
-async function messagesToPeople(tx: Tx, key: string, facts: MessageFacts & { approvalId: string }, people: Recipient[]): Promise<OutboxMessage[]> {
+function messagesToPeople(key: string, facts: MessageFacts & { approvalId: string }, people: Recipient[], subscriptions: Subscription[]): OutboxMessage[] {
   const email = composeMessage(facts);
   const push = JSON.stringify(composePush(facts));
-  const pushTo = pushChannel() === "on" ? people.filter((p) => p.notifyPush).map((p) => p.id) : [];
-  const subscriptions = pushTo.length
-    ? await tx.pushSubscription.findMany({ where: { userId: { in: pushTo } }, select: { id: true, userId: true, endpoint: true } })
-    : [];
   const out: OutboxMessage[] = [];
   for (const p of people) {
     const base = { approvalId: facts.approvalId, userId: p.id, kind: facts.kind, subject: email.subject };
     if (p.notifyEmail && emailChannel() !== "off") {
       out.push({ ...base, dedupeKey: `${key}:${p.id}:email`, recipient: p.email, body: { channel: "email", text: email.text, html: email.html } });
     }
-    for (const s of subscriptions.filter((s) => s.userId === p.id)) {
+    // A direct message carries the buttons, so only people asked to decide get one.
+    if (p.notifySlack && facts.kind !== "quorum_unreachable" && slackChannel() === "on") {
+      out.push({ ...base, dedupeKey: `${key}:${p.id}:slack`, recipient: `${p.email} (Slack direct message)`, body: { channel: "slack", text: email.text, post: { to: "dm" } } });
+    }
+    for (const s of p.notifyPush ? subscriptions.filter((s) => s.userId === p.id) : []) {
       out.push({
         ...base,
         dedupeKey: `${key}:${p.id}:push:${s.id}`,

@@ -10,6 +10,7 @@ import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { AppError } from "../errors";
 import { newId } from "../ids";
+import { pushChannel } from "./web-push";
 
 /** Oldest removed beyond this: enough for every device a person uses, not a flood of endpoints. */
 export const MAX_SUBSCRIPTIONS_PER_USER = 10;
@@ -74,8 +75,13 @@ const userAgentSchema = z
   .nullable()
   .transform((v) => (v ? v.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 300) : null));
 
-/** Saves the browser's subscription for the user (upsert by endpoint); over the cap, the user's oldest go. */
+/**
+ * Saves the browser's subscription for the user (upsert by endpoint); over
+ * the cap, the user's oldest go. Without VAPID keys nothing could ever be
+ * sent to it, so it is refused rather than kept.
+ */
 export async function savePushSubscription(userId: string, input: unknown, userAgent?: string | null): Promise<SavedSubscription> {
+  if (pushChannel() === "off") throw new AppError("unavailable", "Web Push is not set up on this server (no VAPID keys).");
   const sub = pushSubscriptionSchema.parse(input);
   const ua = userAgentSchema.parse(userAgent);
   // Keys are stored without padding: the form web-push and the browser use.

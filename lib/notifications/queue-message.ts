@@ -6,13 +6,17 @@ import "server-only";
 import type { Tx } from "../db/client";
 import { newId } from "../ids";
 
-export type Channel = "email" | "push" | "webhook";
+export type Channel = "email" | "push" | "webhook" | "slack";
 
 /** What a message's body holds, by channel: always a readable `text` for the outbox page. */
 export type MessageBody =
   | { channel: "email"; text: string; html: string }
   | { channel: "push"; text: string; payload: string; subscriptionId: string }
-  | { channel: "webhook"; text: string; payload: string; signer: "global" | "service" };
+  | { channel: "webhook"; text: string; payload: string; signer: "global" | "service" }
+  /** A Slack post about the request, built when it is sent (lib/slack/send-slack.ts): to a channel, or to the recipient by direct message. */
+  | { channel: "slack"; text: string; post: { to: "channel"; channel: string } | { to: "dm" } }
+  /** A posted Slack message brought up to date with its request. */
+  | { channel: "slack"; text: string; update: { postId: string } };
 
 export type OutboxMessage = {
   dedupeKey: string;
@@ -25,12 +29,11 @@ export type OutboxMessage = {
   body: MessageBody;
 };
 
-export async function queueMessage(tx: Tx, m: OutboxMessage, now = new Date()): Promise<void> {
-  const { channel, ...body } = m.body;
-  await tx.notification.upsert({
-    where: { dedupeKey: m.dedupeKey },
-    update: {},
-    create: {
+/** The outbox rows for messages, due now. */
+export function messageRows(messages: OutboxMessage[], now = new Date()) {
+  return messages.map((m) => {
+    const { channel, ...body } = m.body;
+    return {
       id: newId("ntf"),
       dedupeKey: m.dedupeKey,
       approvalId: m.approvalId,
@@ -41,8 +44,14 @@ export async function queueMessage(tx: Tx, m: OutboxMessage, now = new Date()): 
       subject: m.subject,
       body: JSON.stringify(body),
       nextAttemptAt: now,
-    },
+    };
   });
+}
+
+/** Writes one message, unless a message with its dedupe key exists. */
+export async function queueMessage(tx: Tx, m: OutboxMessage, now = new Date()): Promise<void> {
+  const [row] = messageRows([m], now);
+  await tx.notification.upsert({ where: { dedupeKey: m.dedupeKey }, update: {}, create: row! });
 }
 
 /** How a push subscription is named to admins: the person and the push service's host, not the endpoint. */

@@ -8,32 +8,44 @@ import { eligibility, requiredRolesOf } from "../reviews/eligibility";
 import { ADMIN_ROLE } from "../users/schemas";
 
 /** A person to tell, with the channels they chose on /settings. */
-export type Recipient = { id: string; email: string; notifyEmail: boolean; notifyPush: boolean };
+export type Recipient = { id: string; email: string; notifyEmail: boolean; notifyPush: boolean; notifySlack: boolean };
 
-const channels = { id: true, email: true, notifyEmail: true, notifyPush: true } as const;
+const channels = { id: true, email: true, notifyEmail: true, notifyPush: true, notifySlack: true } as const;
 
-const reviewerFacts = {
+/** What the review's rule needs to know of a person (lib/reviews/eligibility.ts). */
+export const reviewerFacts = {
   ...channels,
   disabledAt: true,
   roles: { select: { role: true } },
   identities: { select: { email: true, subject: true } },
 } as const;
 
-export async function eligibleRecipients(tx: Tx, approvalId: string, now = new Date()): Promise<Recipient[]> {
-  const approval = await tx.approval.findUnique({
-    where: { id: approvalId },
-    select: { status: true, expiresAt: true, requiredRoles: true, requestedBy: true, requesterKey: true, reviews: { select: { reviewerId: true } } },
-  });
-  if (!approval) return [];
-  const roles = requiredRolesOf(approval.requiredRoles);
-  const holders = await tx.user.findMany({
-    where: { disabledAt: null, roles: { some: { role: { in: roles } } } },
-    select: reviewerFacts,
-    orderBy: { email: "asc" },
-  });
-  return holders
-    .filter((u) => eligibility(approval, u, approval.reviews, now).ok)
-    .map((u) => ({ id: u.id, email: u.email, notifyEmail: u.notifyEmail, notifyPush: u.notifyPush }));
+/** What the review's rule needs to know of a request. */
+export const approvalFacts = {
+  status: true,
+  expiresAt: true,
+  requiredRoles: true,
+  requestedBy: true,
+  requesterKey: true,
+  reviews: { select: { reviewerId: true } },
+} as const;
+
+type ApprovalFacts = Parameters<typeof eligibility>[0] & { reviews: Array<{ reviewerId: string }> };
+
+/**
+ * The enabled holders of any of `roles`, read once; `eligibleFor` picks
+ * those who may decide one request now (a batch of requests shares the read).
+ */
+export async function recipientsAmong(tx: Tx, roles: string[]): Promise<{ eligibleFor: (approval: ApprovalFacts, now: Date) => Recipient[] }> {
+  const holders = roles.length
+    ? await tx.user.findMany({ where: { disabledAt: null, roles: { some: { role: { in: roles } } } }, select: reviewerFacts, orderBy: { email: "asc" } })
+    : [];
+  return {
+    eligibleFor: (approval, now) =>
+      holders
+        .filter((u) => eligibility(approval, u, approval.reviews, now).ok)
+        .map((u) => ({ id: u.id, email: u.email, notifyEmail: u.notifyEmail, notifyPush: u.notifyPush, notifySlack: u.notifySlack })),
+  };
 }
 
 /**
@@ -61,14 +73,4 @@ export async function enabledAdmins(tx: Tx): Promise<Recipient[]> {
     select: channels,
     orderBy: { email: "asc" },
   });
-}
-
-/** Whether one person may still decide the request (checked again just before a message goes out). */
-export async function mayStillDecide(tx: Tx, approvalId: string, userId: string, now = new Date()): Promise<boolean> {
-  const approval = await tx.approval.findUnique({
-    where: { id: approvalId },
-    select: { status: true, expiresAt: true, requiredRoles: true, requestedBy: true, requesterKey: true, reviews: { select: { reviewerId: true } } },
-  });
-  const user = await tx.user.findUnique({ where: { id: userId }, select: reviewerFacts });
-  return approval !== null && eligibility(approval, user, approval.reviews, now).ok;
 }

@@ -20,6 +20,7 @@ export const DEFAULT_POLICY: PolicyDefinition = {
   remind_at: [],
   escalate_after: null,
   escalate_to_roles: [],
+  slack_channel: null,
 };
 
 class DefaultPolicyRace extends Error {}

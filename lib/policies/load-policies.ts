@@ -34,6 +34,7 @@ type PolicyRow = {
   remindAt: string;
   escalateAfterSeconds: number | null;
   escalateToRoles: string;
+  slackChannel: string | null;
 };
 
 /** A stored policy row as the matcher's rule. */
@@ -51,6 +52,7 @@ export function ruleFromRow(r: PolicyRow): PolicyRule {
     remindAt: fractionsJson.parse(r.remindAt),
     escalateAfterSeconds: r.escalateAfterSeconds,
     escalateToRoles: rolesJson.parse(r.escalateToRoles),
+    slackChannel: r.slackChannel,
   };
 }
 

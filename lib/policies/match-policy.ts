@@ -25,9 +25,11 @@ export type PolicyRule = {
   escalateAfterSeconds: number | null;
   /** The roles escalation adds to the request's required roles. */
   escalateToRoles: string[];
+  /** The Slack channel that gets the requests it matches (null: none). */
+  slackChannel: string | null;
 };
 
-export type PolicySnapshot = Pick<PolicyRule, "name" | "roles" | "quorum" | "ttlSeconds" | "remindAt" | "escalateAfterSeconds" | "escalateToRoles">;
+export type PolicySnapshot = Pick<PolicyRule, "name" | "roles" | "quorum" | "ttlSeconds" | "remindAt" | "escalateAfterSeconds" | "escalateToRoles" | "slackChannel">;
 
 export function globMatches(pattern: string, tool: string): boolean {
   // Linear-time glob: '*' matches any run of characters (dots included).

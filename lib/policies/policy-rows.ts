@@ -24,6 +24,7 @@ export function definitionOf(rule: PolicyRule): PolicyDefinition {
     remind_at: rule.remindAt,
     escalate_after: rule.escalateAfterSeconds,
     escalate_to_roles: rule.escalateToRoles,
+    slack_channel: rule.slackChannel,
   };
 }
 
@@ -68,6 +69,7 @@ export async function writePolicyRow(tx: Tx, p: PolicyDefinition, existing: { id
     remindAt: JSON.stringify(p.remind_at),
     escalateAfterSeconds: p.escalate_after,
     escalateToRoles: JSON.stringify(p.escalate_to_roles),
+    slackChannel: p.slack_channel,
   };
   if (!existing) {
     await tx.policy.create({
@@ -83,6 +85,7 @@ export async function writePolicyRow(tx: Tx, p: PolicyDefinition, existing: { id
         remindAt: rule.remindAt,
         escalateAfterSeconds: rule.escalateAfterSeconds,
         escalateToRoles: rule.escalateToRoles,
+        slackChannel: rule.slackChannel,
       },
     });
   } else {

@@ -62,6 +62,15 @@ const remindAtSchema = z.preprocess(
     }),
 );
 
+/** A Slack channel as chat.postMessage takes it: its id (C0123ABCD) or #name. Empty means none. */
+export const slackChannelSchema = z.preprocess(
+  (v) => (typeof v === "string" && v.trim() === "" ? null : typeof v === "string" ? v.trim() : v),
+  z
+    .string()
+    .regex(/^([CGD][A-Z0-9]{6,20}|#[a-z0-9][a-z0-9_-]{0,79})$/, "must be a Slack channel id (C0123ABCD) or #name (lower case)")
+    .nullable(),
+);
+
 const rolesListSchema = (max: number) =>
   z
     .array(roleSchema)
@@ -92,6 +101,7 @@ export const policyInputSchema = z
       .nullish()
       .transform((v) => v ?? null),
     escalate_to_roles: z.preprocess((v) => listOf(v ?? []), rolesListSchema(20)),
+    slack_channel: slackChannelSchema.nullish().transform((v) => v ?? null),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -132,6 +142,7 @@ export const POLICY_FIELDS = [
   "remind_at",
   "escalate_after",
   "escalate_to_roles",
+  "slack_channel",
 ] as const satisfies ReadonlyArray<keyof PolicyDefinition>;
 
 /** Just the definition's fields, in POLICY_FIELDS order. */

@@ -46,7 +46,8 @@ async function lockApproval(tx: Tx, approvalId: string): Promise<void> {
   await tx.$executeRaw`UPDATE approvals SET approve_count = approve_count WHERE id = ${approvalId}`;
 }
 
-export async function recordReview(reviewerId: string, input: ReviewInput): Promise<ReviewOutcome> {
+/** `via`: where the vote was cast; a vote from Slack says so in its audit event. */
+export async function recordReview(reviewerId: string, input: ReviewInput, via: "browser" | "slack" = "browser"): Promise<ReviewOutcome> {
   const parsed = reviewInputSchema.safeParse(input);
   if (!parsed.success) {
     const reasonMissing = parsed.error.issues.some((i) => i.path[0] === "reason" && i.code === "custom");
@@ -89,7 +90,14 @@ export async function recordReview(reviewerId: string, input: ReviewInput): Prom
       type: "review.recorded",
       actor: `user:${email}`,
       approvalId,
-      data: { decision, reviewer: email, ...(reason ? { reason } : {}), approvals: approveCount, quorum: approval.quorum },
+      data: {
+        decision,
+        reviewer: email,
+        ...(reason ? { reason } : {}),
+        approvals: approveCount,
+        quorum: approval.quorum,
+        ...(via === "slack" ? { via } : {}),
+      },
     });
 
     let status: ReviewOutcome["status"] = "pending";

@@ -13,6 +13,8 @@ export type UserView = {
   lastSignInAt: Date | null;
   hasPassword: boolean;
   roles: UserRoleView[];
+  /** The Slack user acting as this user, and since when (lib/slack/slack-identity.ts). */
+  slack: { userId: string; linkedAt: Date | null } | null;
 };
 
 export async function listUsers(): Promise<UserView[]> {
@@ -27,6 +29,7 @@ export async function listUsers(): Promise<UserView[]> {
     createdAt: u.createdAt,
     lastSignInAt: u.lastSignInAt,
     hasPassword: withPassword.has(u.id),
+    slack: u.slackUserId ? { userId: u.slackUserId, linkedAt: u.slackLinkedAt } : null,
     roles: u.roles.map((r) => ({
       role: r.role,
       grantedAt: r.grantedAt,

@@ -12,7 +12,7 @@ import { one, optional, type Command } from "./flags";
 export const policyCommands: Record<string, Command> = {
   "policy set": {
     usage:
-      "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P] [--remind-at F1,F2] [--escalate-after SECONDS --escalate-to-roles R1,R2]",
+      "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P] [--remind-at F1,F2] [--escalate-after SECONDS --escalate-to-roles R1,R2] [--slack-channel C|#name]",
     // A field's flag is its name with dashes: remind_at → --remind-at.
     flags: POLICY_FIELDS.map((f) => f.replaceAll("_", "-")),
     run: async (f) => {
@@ -29,6 +29,7 @@ export const policyCommands: Record<string, Command> = {
           remind_at: optional(f, "remind-at"),
           escalate_after: optional(f, "escalate-after"),
           escalate_to_roles: optional(f, "escalate-to-roles"),
+          slack_channel: optional(f, "slack-channel"),
         },
         "cli",
       );
@@ -65,6 +66,7 @@ export const policyCommands: Record<string, Command> = {
           remind_at: p.remindAt,
           escalate_after: p.escalateAfterSeconds,
           escalate_to_roles: p.escalateToRoles,
+          slack_channel: p.slackChannel,
           default: p.isDefault,
         },
         also_matching: answer.alsoMatching,

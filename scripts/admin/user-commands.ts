@@ -1,5 +1,7 @@
-// Disabling and enabling accounts (docs/operations.md), and listing users.
+// Disabling and enabling accounts (docs/operations.md), unlinking a Slack
+// account (docs/slack.md), and listing users.
 import { disableUser, enableUser } from "@/lib/users/disable-user";
+import { unlinkSlackUser } from "@/lib/slack/slack-identity";
 import { listUsers } from "@/lib/users/list-users";
 import { one, type Command } from "./flags";
 
@@ -8,6 +10,11 @@ export const userCommands: Record<string, Command> = {
     usage: "user disable --email E",
     flags: ["email"],
     run: (f) => disableUser(one(f, "email"), "cli"),
+  },
+  "user slack-unlink": {
+    usage: "user slack-unlink --email E",
+    flags: ["email"],
+    run: (f) => unlinkSlackUser(one(f, "email"), "cli"),
   },
   "user enable": {
     usage: "user enable --email E",

@@ -10,13 +10,14 @@ export function auditSuite(provider: Provider, enabled = true) {
     let ctx: Awaited<ReturnType<typeof useFreshDatabase>>;
     let audit: typeof import("@/lib/audit/verify-chain");
     let appendAuditEvent: typeof import("@/lib/audit/append-event").appendAuditEvent;
+    let appendAuditEvents: typeof import("@/lib/audit/append-event").appendAuditEvents;
     let inTransaction: typeof import("@/lib/db/transaction").inTransaction;
     let f: typeof import("../helpers/fixtures");
 
     beforeAll(async () => {
       ctx = await useFreshDatabase(provider);
       audit = await import("@/lib/audit/verify-chain");
-      ({ appendAuditEvent } = await import("@/lib/audit/append-event"));
+      ({ appendAuditEvent, appendAuditEvents } = await import("@/lib/audit/append-event"));
       ({ inTransaction } = await import("@/lib/db/transaction"));
       f = await import("../helpers/fixtures");
     });
@@ -90,6 +91,27 @@ export function auditSuite(provider: Provider, enabled = true) {
       expect(await audit.verifyChain()).toMatchObject({ ok: true, events: 210 });
       const seqs = (await ctx.db.auditEvent.findMany({ select: { seq: true }, orderBy: { seq: "asc" } })).map((e) => e.seq);
       expect(seqs).toEqual(Array.from({ length: 210 }, (_, i) => i + 1));
+    });
+
+    it("chains a batch appended at once like single appends, between and alongside them", async () => {
+      const batch = (from: number) =>
+        inTransaction((tx) =>
+          appendAuditEvents(
+            tx,
+            Array.from({ length: 5 }, (_, i) => ({ type: "notification.sent" as const, actor: "system" as const, data: { n: from + i } })),
+          ),
+        );
+      const single = (i: number) => inTransaction((tx) => appendAuditEvent(tx, { type: "review.recorded", actor: "system", data: { i } }));
+      await Promise.all([batch(0), single(1), batch(10), single(2), batch(20)]);
+      expect(await audit.verifyChain()).toMatchObject({ ok: true, events: 27 });
+      const events = await ctx.db.auditEvent.findMany({ where: { type: "notification.sent" }, orderBy: { seq: "asc" } });
+      expect(events.map((e) => JSON.parse(e.data).n).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 20, 21, 22, 23, 24]);
+      // A batch's events are consecutive and in the order given.
+      const firstBatch = events.filter((e) => JSON.parse(e.data).n < 5).map((e) => e.seq);
+      expect(firstBatch).toEqual(Array.from({ length: 5 }, (_, i) => firstBatch[0]! + i));
+      // Editing one event of a batch is caught like any other.
+      await sql(`UPDATE audit_events SET actor = 'cli' WHERE seq = ${firstBatch[2]}`);
+      expect(await audit.verifyChain()).toMatchObject({ ok: false, seq: firstBatch[2], reason: "hash-mismatch" });
     });
 
     it("undoes the change when its audit append fails (audit before effect)", async () => {

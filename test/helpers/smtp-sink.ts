@@ -1,6 +1,6 @@
 // A real SMTP server (smtp-server) on a local port that keeps every message it
 // accepts, parsed with mailparser. It can be stopped and started again on the
-// same port to stand for a mail server outage.
+// same port to stand for a mail server outage; stopping ends open sessions.
 import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 
@@ -25,6 +25,10 @@ export function smtpSink(port: number): SmtpSink {
       authOptional: true,
       disabledCommands: ["STARTTLS"],
       logger: false,
+      // An outage: stop() ends open sessions at once ("421 Server shutting
+      // down"), as a mail server going down would, instead of serving the
+      // app's kept-open connections for another 30 s.
+      closeTimeout: 1,
       onData(stream, session, callback) {
         simpleParser(stream)
           .then((m) => {

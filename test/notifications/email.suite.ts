@@ -4,9 +4,8 @@
 // part of the message; a mail server outage delays messages and loses none;
 // what a vote or a decision made meanwhile no longer concerns is dropped.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSecrets } from "@/lib/local-secrets";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { freshDatabaseUrl, PG_TEST_URL, type Provider } from "../helpers/databases";
+import { PG_TEST_URL, type Provider } from "../helpers/databases";
+import { useNotifyingApps, type NotifyingApps } from "../helpers/notifying-apps";
 import { freePort } from "../helpers/ports";
 import { smtpSink, type ReceivedMail, type SmtpSink } from "../helpers/smtp-sink";
 import { webhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver";
@@ -17,54 +16,33 @@ export function emailNotificationSuite(provider: Provider) {
   describe.runIf(provider === "sqlite" || PG_TEST_URL)(`email notifications (${provider})`, () => {
     let sink: SmtpSink;
     let hook: WebhookReceiver;
-    const servers: AppServer[] = [];
-    let dropDatabase = async () => undefined as void;
-    let f: typeof import("../helpers/fixtures");
-    let db: import("@/lib/db/client").Db;
-    let recordReview: typeof import("@/lib/reviews/record-review").recordReview;
-    let appUrl = "";
-
+    let hookSecret = "";
     beforeAll(async () => {
-      const secrets = generateSecrets();
-      const database = await freshDatabaseUrl(provider);
-      dropDatabase = database.drop;
       sink = smtpSink(await freePort());
       await sink.start();
-      const { generateWebhookSecret } = await import("@countersign/client");
-      const hookSecret = generateWebhookSecret();
+      hookSecret = (await import("@countersign/client")).generateWebhookSecret();
       hook = await webhookReceiver(hookSecret);
-      const env = {
-        ...secrets,
-        DATABASE_URL: database.url,
-        COUNTERSIGN_DATA_DIR: `.tmp/notify-${provider}`,
-        LOG_LEVEL: "warn",
-        SMTP_URL: sink.url,
-        SMTP_FROM: "Countersign <countersign@test.invalid>",
-        NOTIFY_RETRY_BASE_MS: "300",
-        NOTIFY_WEBHOOK_URL: hook.url,
-        NOTIFY_WEBHOOK_SECRET: hookSecret,
-      };
-      const port = await freePort();
-      // One public address (APP_URL), as behind a load balancer: links in messages use it.
-      const publicUrl = `http://localhost:${port}`;
-      servers.push(await startAppServer({ port, env, publicUrl }));
-      // Several instances share one PostgreSQL database: each message must still go out once.
-      if (provider === "postgresql") servers.push(await startAppServer({ port: await freePort(), env, publicUrl }));
-      appUrl = servers[0]!.baseUrl;
-      // SMTP_URL too: queueTestMessage (run here) writes email only where the deployment sends it.
-      Object.assign(process.env, { ...secrets, DATABASE_URL: database.url, APP_URL: appUrl, SMTP_URL: sink.url });
-      f = await import("../helpers/fixtures");
-      db = (await import("@/lib/db/client")).db();
-      ({ recordReview } = await import("@/lib/reviews/record-review"));
-    }, 240_000);
-
+    });
     afterAll(async () => {
-      await Promise.all(servers.map((s) => s.stop()));
       await sink?.stop();
       await hook?.close();
-      await db?.$disconnect();
-      await dropDatabase();
     });
+    const apps = useNotifyingApps(provider, {
+      name: "notify",
+      env: () => ({
+        SMTP_URL: sink.url,
+        SMTP_FROM: "Countersign <countersign@test.invalid>",
+        NOTIFY_WEBHOOK_URL: hook.url,
+        NOTIFY_WEBHOOK_SECRET: hookSecret,
+      }),
+      // queueTestMessage (run here) writes email only where the deployment sends it.
+      processEnv: () => ({ SMTP_URL: sink.url }),
+    });
+    let f: NotifyingApps["f"];
+    let db: NotifyingApps["db"];
+    let recordReview: NotifyingApps["recordReview"];
+    let appUrl = "";
+    beforeAll(() => ({ f, db, recordReview, appUrl } = apps));
 
     /** A policy on a tool and role of its own, so other tests' users are not recipients. */
     async function setUp(quorum = 2) {

@@ -5,6 +5,7 @@
 import { createECDH, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ZodError } from "zod";
+import { generateVapidKeys } from "@/lib/local-secrets";
 import { useFreshDatabase } from "../helpers/databases";
 
 let ctx: Awaited<ReturnType<typeof useFreshDatabase>>;
@@ -13,6 +14,7 @@ let subs: typeof import("@/lib/notifications/push-subscriptions");
 let prefs: typeof import("@/lib/notifications/preferences");
 
 beforeAll(async () => {
+  Object.assign(process.env, { ...generateVapidKeys(), VAPID_SUBJECT: "mailto:ops@example.com" }); // push is on
   ctx = await useFreshDatabase("sqlite");
   f = await import("../helpers/fixtures");
   subs = await import("@/lib/notifications/push-subscriptions");
@@ -119,21 +121,22 @@ describe("push subscriptions", () => {
 });
 
 describe("channel preferences", () => {
-  it("are both on for a new user, and change only the user's own", async () => {
+  it("are all on for a new user, and change only the user's own", async () => {
     const [u, other] = await Promise.all([f.makeUser(), f.makeUser()]);
-    expect(await prefs.getPreferences(u.id)).toEqual({ notifyEmail: true, notifyPush: true });
+    const allOn = { notifyEmail: true, notifyPush: true, notifySlack: true, slackLinked: false };
+    expect(await prefs.getPreferences(u.id)).toEqual(allOn);
     // A form: a ticked box is "on", an unticked one absent.
-    expect(await prefs.updatePreferences(u.id, { notifyPush: "on" })).toEqual({ notifyEmail: false, notifyPush: true });
-    expect(await prefs.getPreferences(u.id)).toEqual({ notifyEmail: false, notifyPush: true });
-    expect(await prefs.getPreferences(other.id)).toEqual({ notifyEmail: true, notifyPush: true });
-    await prefs.updatePreferences(u.id, { notifyEmail: true, notifyPush: false });
-    expect(await prefs.getPreferences(u.id)).toEqual({ notifyEmail: true, notifyPush: false });
+    expect(await prefs.updatePreferences(u.id, { notifyPush: "on" })).toEqual({ notifyEmail: false, notifyPush: true, notifySlack: false });
+    expect(await prefs.getPreferences(u.id)).toEqual({ ...allOn, notifyEmail: false, notifySlack: false });
+    expect(await prefs.getPreferences(other.id)).toEqual(allOn);
+    await prefs.updatePreferences(u.id, { notifyEmail: true, notifyPush: false, notifySlack: "on" });
+    expect(await prefs.getPreferences(u.id)).toEqual({ ...allOn, notifyPush: false });
   });
 
   it("refuses values that are not on/off, and an unknown user", async () => {
     const u = await f.makeUser();
     expect(await refusal(prefs.updatePreferences(u.id, { notifyEmail: "yes please" }))).toHaveLength(1);
-    expect(await prefs.getPreferences(u.id)).toEqual({ notifyEmail: true, notifyPush: true });
+    expect(await prefs.getPreferences(u.id)).toEqual({ notifyEmail: true, notifyPush: true, notifySlack: true, slackLinked: false });
     await expect(prefs.updatePreferences("usr_missing", { notifyEmail: "on" })).rejects.toMatchObject({ code: "not-found" });
   });
 });

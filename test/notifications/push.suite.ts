@@ -6,11 +6,9 @@
 // push service no longer knows (410) is forgotten; a decided request pushes
 // nothing more.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSecrets } from "@/lib/local-secrets";
 import { newId } from "@/lib/ids";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { freshDatabaseUrl, PG_TEST_URL, type Provider } from "../helpers/databases";
-import { freePort } from "../helpers/ports";
+import { PG_TEST_URL, type Provider } from "../helpers/databases";
+import { useNotifyingApps, type NotifyingApps } from "../helpers/notifying-apps";
 import { pushEndpoint, type PushEndpoint, type ReceivedPush, type TestSubscription } from "./push-endpoint";
 
 const SECRET_VALUES = ["ACCT-9917-PUSHNEVER", "7654321", "4111 1111 1111 1111"];
@@ -18,48 +16,23 @@ const TTL_S = 8;
 
 export function pushNotificationSuite(provider: Provider) {
   describe.runIf(provider === "sqlite" || PG_TEST_URL)(`web push notifications (${provider})`, () => {
+    const apps = useNotifyingApps(provider, { name: "push", env: () => ({ VAPID_SUBJECT: "mailto:ops@example.com" }) });
     let service: PushEndpoint;
-    const servers: AppServer[] = [];
-    let dropDatabase = async () => undefined as void;
-    let f: typeof import("../helpers/fixtures");
-    let db: import("@/lib/db/client").Db;
-    let recordReview: typeof import("@/lib/reviews/record-review").recordReview;
+    beforeAll(async () => {
+      service = await pushEndpoint();
+      service.expectKey(apps.secrets.VAPID_PUBLIC_KEY); // the deployment's secrets carry a VAPID key pair: push is on
+    });
+    afterAll(async () => service?.close());
+    let f: NotifyingApps["f"];
+    let db: NotifyingApps["db"];
+    let recordReview: NotifyingApps["recordReview"];
     let subs: typeof import("@/lib/notifications/push-subscriptions");
     let queueTestMessage: typeof import("@/lib/notifications/test-message").queueTestMessage;
     let appUrl = "";
-
     beforeAll(async () => {
-      const secrets = generateSecrets(); // with a VAPID key pair: push is on
-      const database = await freshDatabaseUrl(provider);
-      dropDatabase = database.drop;
-      service = await pushEndpoint();
-      service.expectKey(secrets.VAPID_PUBLIC_KEY);
-      const env = {
-        ...secrets,
-        VAPID_SUBJECT: "mailto:ops@example.com",
-        DATABASE_URL: database.url,
-        COUNTERSIGN_DATA_DIR: `.tmp/push-${provider}`,
-        LOG_LEVEL: "warn",
-        NOTIFY_RETRY_BASE_MS: "300",
-      };
-      const port = await freePort();
-      const publicUrl = `http://localhost:${port}`;
-      servers.push(await startAppServer({ port, env, publicUrl }));
-      if (provider === "postgresql") servers.push(await startAppServer({ port: await freePort(), env, publicUrl }));
-      appUrl = servers[0]!.baseUrl;
-      Object.assign(process.env, { ...secrets, DATABASE_URL: database.url, APP_URL: appUrl });
-      f = await import("../helpers/fixtures");
-      db = (await import("@/lib/db/client")).db();
-      ({ recordReview } = await import("@/lib/reviews/record-review"));
+      ({ f, db, recordReview, appUrl } = apps);
       subs = await import("@/lib/notifications/push-subscriptions");
       ({ queueTestMessage } = await import("@/lib/notifications/test-message"));
-    }, 240_000);
-
-    afterAll(async () => {
-      await Promise.all(servers.map((s) => s.stop()));
-      await service?.close();
-      await db?.$disconnect();
-      await dropDatabase();
     });
 
     const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -6,9 +6,8 @@
 // decision; an escalation adds its roles once, tells the newly eligible, who
 // can then approve through the normal review.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSecrets } from "@/lib/local-secrets";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { freshDatabaseUrl, PG_TEST_URL, type Provider } from "../helpers/databases";
+import { PG_TEST_URL, type Provider } from "../helpers/databases";
+import { useNotifyingApps, type NotifyingApps } from "../helpers/notifying-apps";
 import { freePort } from "../helpers/ports";
 import { refusal } from "../helpers/refusal-code";
 import { smtpSink, type ReceivedMail, type SmtpSink } from "../helpers/smtp-sink";
@@ -23,53 +22,35 @@ export function remindersSuite(provider: Provider) {
   describe.runIf(provider === "sqlite" || PG_TEST_URL)(`reminders and escalation (${provider})`, () => {
     let sink: SmtpSink;
     let hook: WebhookReceiver;
-    const servers: AppServer[] = [];
-    let dropDatabase = async () => undefined as void;
-    let f: typeof import("../helpers/fixtures");
-    let db: import("@/lib/db/client").Db;
-    let recordReview: typeof import("@/lib/reviews/record-review").recordReview;
-    let newId: typeof import("@/lib/ids").newId;
-    let appUrl = "";
-
+    let hookSecret = "";
     beforeAll(async () => {
-      const secrets = generateSecrets();
-      const database = await freshDatabaseUrl(provider);
-      dropDatabase = database.drop;
       sink = smtpSink(await freePort());
       await sink.start();
-      const { generateWebhookSecret } = await import("@countersign/client");
-      const hookSecret = generateWebhookSecret();
+      hookSecret = (await import("@countersign/client")).generateWebhookSecret();
       hook = await webhookReceiver(hookSecret);
-      const env = {
-        ...secrets,
-        DATABASE_URL: database.url,
-        COUNTERSIGN_DATA_DIR: `.tmp/remind-${provider}`,
-        LOG_LEVEL: "warn",
-        SMTP_URL: sink.url,
-        SMTP_FROM: "Countersign <countersign@test.invalid>",
-        NOTIFY_RETRY_BASE_MS: "300",
-        NOTIFY_WEBHOOK_URL: hook.url,
-        NOTIFY_WEBHOOK_SECRET: hookSecret,
-      };
-      const port = await freePort();
-      const publicUrl = `http://localhost:${port}`;
-      servers.push(await startAppServer({ port, env, publicUrl }));
-      // Two instances share one PostgreSQL database: each reminder and escalation must still happen once.
-      if (provider === "postgresql") servers.push(await startAppServer({ port: await freePort(), env, publicUrl }));
-      appUrl = servers[0]!.baseUrl;
-      Object.assign(process.env, { ...secrets, DATABASE_URL: database.url, APP_URL: appUrl });
-      f = await import("../helpers/fixtures");
-      db = (await import("@/lib/db/client")).db();
-      ({ recordReview } = await import("@/lib/reviews/record-review"));
-      ({ newId } = await import("@/lib/ids"));
-    }, 240_000);
-
+    });
     afterAll(async () => {
-      await Promise.all(servers.map((s) => s.stop()));
       await sink?.stop();
       await hook?.close();
-      await db?.$disconnect();
-      await dropDatabase();
+    });
+    // Two instances on PostgreSQL: each reminder and escalation must still happen once.
+    const apps = useNotifyingApps(provider, {
+      name: "remind",
+      env: () => ({
+        SMTP_URL: sink.url,
+        SMTP_FROM: "Countersign <countersign@test.invalid>",
+        NOTIFY_WEBHOOK_URL: hook.url,
+        NOTIFY_WEBHOOK_SECRET: hookSecret,
+      }),
+    });
+    let f: NotifyingApps["f"];
+    let db: NotifyingApps["db"];
+    let recordReview: NotifyingApps["recordReview"];
+    let newId: typeof import("@/lib/ids").newId;
+    let appUrl = "";
+    beforeAll(async () => {
+      ({ f, db, recordReview, appUrl } = apps);
+      ({ newId } = await import("@/lib/ids"));
     });
 
     /** A 10-second policy with its own tool and roles, so other tests' users are never recipients. */

@@ -22,8 +22,8 @@ const errorOf = (text: string) => {
   throw new Error("the file was accepted");
 };
 
-// A policy without reminders or escalation (docs/notifications.md).
-const NO_FOLLOW_UPS = { remind_at: [], escalate_after: null, escalate_to_roles: [] };
+// A policy without reminders, escalation (docs/notifications.md) or a Slack channel (docs/slack.md).
+const NO_FOLLOW_UPS = { remind_at: [], escalate_after: null, escalate_to_roles: [], slack_channel: null };
 
 const GOOD_YAML = `
 policies:

@@ -27,6 +27,7 @@ export async function savePolicyAction(_prev: ActionState, fd: FormData): Promis
         remind_at: optionalField(fd, "remind_at"),
         escalate_after: optionalField(fd, "escalate_after"),
         escalate_to_roles: optionalField(fd, "escalate_to_roles"),
+        slack_channel: optionalField(fd, "slack_channel"),
       },
       actor,
     );

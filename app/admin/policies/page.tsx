@@ -92,6 +92,14 @@ function PolicyFields({ p }: { p?: PolicyView }) {
         className="w-full sm:w-40"
         help="Who may also decide once it escalates"
       />
+      <TextField
+        label="Slack channel"
+        name="slack_channel"
+        defaultValue={p?.slack_channel ?? ""}
+        placeholder="#approvals"
+        className="w-full sm:w-44"
+        help="Channel id or #name; every request goes there"
+      />
     </>
   );
 }
@@ -107,7 +115,12 @@ function describe(p: PolicyView): string {
 }
 
 function followUp(p: PolicyView): string {
-  const words = followUpWords({ remindAt: p.remind_at, escalateAfterSeconds: p.escalate_after, escalateToRoles: p.escalate_to_roles });
+  const words = [
+    followUpWords({ remindAt: p.remind_at, escalateAfterSeconds: p.escalate_after, escalateToRoles: p.escalate_to_roles }),
+    p.slack_channel ? `posted to Slack ${p.slack_channel}` : "",
+  ]
+    .filter(Boolean)
+    .join(" · ");
   return words ? words[0]!.toUpperCase() + words.slice(1) : "";
 }
 

@@ -6,6 +6,7 @@ import { ActionForm } from "../_components/action-form";
 import { StatusBadge } from "@/components/status-badge";
 import { LocalTime } from "@/components/time";
 import { AdminPage, Section, TextField } from "../_components/admin-page";
+import { ServiceUrlForm } from "./service-url-form";
 import {
   createServiceAction,
   disableServiceAction,
@@ -113,35 +114,25 @@ export default async function ServicesPage() {
 
               {!s.disabled && (
                 <>
-                  <ActionForm action={updateCallbackUrlAction} submitLabel="Save callback URL">
-                    <input type="hidden" name="slug" value={s.slug} />
-                    <TextField
-                      label="New callback URL"
-                      name="callbackUrl"
-                      type="url"
-                      defaultValue={s.callbackUrl ?? ""}
-                      className="w-full sm:w-96"
-                      help="Empty removes it."
-                    />
-                  </ActionForm>
-                  <div className="flex flex-wrap items-end gap-3">
-                    <ActionForm action={updateNotifyWebhookUrlAction} submitLabel="Save notification webhook URL">
-                      <input type="hidden" name="slug" value={s.slug} />
-                      <TextField
-                        label="Notification webhook URL"
-                        name="notifyWebhookUrl"
-                        type="url"
-                        defaultValue={s.notifyWebhookUrl ?? ""}
-                        className="w-full sm:w-96"
-                        help="This service's review notices are also sent here, signed with its callback secret."
-                      />
-                    </ActionForm>
-                    {s.notifyWebhookUrl && (
-                      <ActionForm action={updateNotifyWebhookUrlAction} submitLabel="Clear notification webhook URL">
-                        <input type="hidden" name="slug" value={s.slug} />
-                      </ActionForm>
-                    )}
-                  </div>
+                  <ServiceUrlForm
+                    action={updateCallbackUrlAction}
+                    slug={s.slug}
+                    name="callbackUrl"
+                    label="New callback URL"
+                    value={s.callbackUrl}
+                    help="Empty removes it."
+                    submitLabel="Save callback URL"
+                  />
+                  <ServiceUrlForm
+                    action={updateNotifyWebhookUrlAction}
+                    slug={s.slug}
+                    name="notifyWebhookUrl"
+                    label="Notification webhook URL"
+                    value={s.notifyWebhookUrl}
+                    help="This service's review notices are also sent here, signed with its callback secret."
+                    submitLabel="Save notification webhook URL"
+                    clearLabel="Clear notification webhook URL"
+                  />
                   <div className="flex flex-wrap gap-3">
                     {/* Always rendered, so the new secret it shows survives the page refresh. */}
                     <ActionForm action={rotateSecretAction} submitLabel="Rotate webhook secret">

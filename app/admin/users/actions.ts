@@ -4,6 +4,7 @@
 import { addUser } from "@/lib/users/add-user";
 import { grantRole, revokeRole } from "@/lib/users/roles";
 import { disableUser, enableUser } from "@/lib/users/disable-user";
+import { unlinkSlackUser } from "@/lib/slack/slack-identity";
 import { splitRoles } from "@/lib/policies/schemas";
 import { ADMIN_WORDING, runAction, type ActionState } from "@/lib/auth/guards";
 import { field, optionalField } from "@/lib/http/form-fields";
@@ -46,5 +47,12 @@ export async function enableUserAction(_prev: ActionState, fd: FormData): Promis
   return runAction("admin:users", ADMIN, async ({ actor }) => {
     const r = await enableUser(field(fd, "email"), actor);
     return { ok: true, message: `Enabled ${r.email}.` };
+  });
+}
+
+export async function unlinkSlackAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAction("admin:users", ADMIN, async ({ actor }) => {
+    const r = await unlinkSlackUser(field(fd, "email"), actor);
+    return { ok: true, message: `Unlinked Slack user ${r.slackUserId} from ${r.email}.` };
   });
 }

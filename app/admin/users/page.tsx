@@ -5,7 +5,7 @@ import { ActionForm } from "../_components/action-form";
 import { StatusBadge } from "@/components/status-badge";
 import { LocalTime } from "@/components/time";
 import { AdminPage, Section, TextField } from "../_components/admin-page";
-import { createUserAction, disableUserAction, enableUserAction, grantRoleAction, revokeRoleAction } from "./actions";
+import { createUserAction, disableUserAction, enableUserAction, grantRoleAction, revokeRoleAction, unlinkSlackAction } from "./actions";
 
 export const metadata: Metadata = { title: "Users" };
 export const dynamic = "force-dynamic";
@@ -45,6 +45,27 @@ export default async function UsersPage() {
                 Last sign-in: {u.lastSignInAt ? <LocalTime at={u.lastSignInAt.toISOString()} /> : "never"} · created{" "}
                 <LocalTime at={u.createdAt.toISOString()} /> · {u.hasPassword ? "password set" : "no password (single sign-on only)"}
               </p>
+              <p className="text-sm text-slate-600" data-testid="slack-link">
+                Slack:{" "}
+                {u.slack ? (
+                  <>
+                    linked to <span className="font-mono">{u.slack.userId}</span>
+                    {u.slack.linkedAt && (
+                      <>
+                        {" "}
+                        since <LocalTime at={u.slack.linkedAt.toISOString()} />
+                      </>
+                    )}
+                  </>
+                ) : (
+                  "not linked"
+                )}
+              </p>
+              {u.slack && (
+                <ActionForm action={unlinkSlackAction} submitLabel="Unlink Slack" confirm={`Unlink ${u.email}'s Slack account? Their next click in Slack links again by email.`}>
+                  <input type="hidden" name="email" value={u.email} />
+                </ActionForm>
+              )}
 
               <div>
                 <h3 className="mb-1 text-sm font-semibold">Roles</h3>

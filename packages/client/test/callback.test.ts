@@ -3,6 +3,17 @@ import { argsDigest } from "../src/args-digest.js";
 import { generateWebhookSecret, signWebhookHeaders, webhookHeadersFrom } from "../src/standard-webhooks.js";
 import { CountersignError, verifyCallback, verifyReviewNotice, type ReviewNoticeEvent } from "../src/index.js";
 
+/** The CountersignError a verification throws; a verification that passes fails the test. */
+function refusalOf(verify: () => unknown): CountersignError {
+  try {
+    verify();
+  } catch (error) {
+    expect(error).toBeInstanceOf(CountersignError);
+    return error as CountersignError;
+  }
+  throw new Error("expected a refusal");
+}
+
 describe("verifyCallback", () => {
   const event = {
     type: "approval.decided",
@@ -32,15 +43,7 @@ describe("verifyCallback", () => {
   it("refuses bad signatures, stale timestamps and malformed events", () => {
     const rawBody = Buffer.from(JSON.stringify(event));
     const headers = signWebhookHeaders({ secret: callbackSecret, body: rawBody, timestamp: 1_700_000_000 });
-    const attempt = (input: Parameters<typeof verifyCallback>[0]) => {
-      try {
-        verifyCallback(input);
-      } catch (error) {
-        expect(error).toBeInstanceOf(CountersignError);
-        return error as CountersignError;
-      }
-      throw new Error("expected a refusal");
-    };
+    const attempt = (input: Parameters<typeof verifyCallback>[0]) => refusalOf(() => verifyCallback(input));
     let error = attempt({ secret: callbackSecret, headers, rawBody });
     expect([error.code, error.reason]).toEqual(["invalid-signature", "stale"]);
     error = attempt({ secret: generateWebhookSecret(), headers, rawBody, now: 1_700_000_000 });
@@ -74,15 +77,7 @@ describe("verifyReviewNotice", () => {
     },
   };
   const secret = generateWebhookSecret();
-  const refusal = (input: Parameters<typeof verifyReviewNotice>[0]) => {
-    try {
-      verifyReviewNotice(input);
-    } catch (error) {
-      expect(error).toBeInstanceOf(CountersignError);
-      return error as CountersignError;
-    }
-    throw new Error("expected a refusal");
-  };
+  const refusal = (input: Parameters<typeof verifyReviewNotice>[0]) => refusalOf(() => verifyReviewNotice(input));
 
   it("verifies and parses each review notice type", () => {
     for (const type of ["approval.needs_review", "approval.reminder", "approval.escalated"] as const) {

@@ -1,0 +1,3 @@
+import { slackSuite } from "./slack.suite";
+
+slackSuite("postgresql");

@@ -1,0 +1,297 @@
+// Slack end to end: the built app (two instances on PostgreSQL) talks to a
+// local stand-in for the Slack Web API through Slack's official client
+// (slack-api.ts), and receives button presses and dialogs signed exactly as
+// Slack signs them (sign-interaction.ts). No live Slack workspace is
+// reachable from the test machines; the stand-in answers with the documented
+// shapes of the methods Countersign calls and records every call.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PG_TEST_URL, type Provider } from "../helpers/databases";
+import { useNotifyingApps, type NotifyingApps } from "../helpers/notifying-apps";
+import { slackApi, visibleText, type PostedMessage, type SlackApi } from "./slack-api";
+import { buttonPress, denySubmission, signedInteraction } from "./sign-interaction";
+
+const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
+const SECRET_VALUES = ["hunter2-NEVER-SLACK", "4111 1111 1111 1111", "4111111111111111"];
+
+export function slackSuite(provider: Provider) {
+  describe.runIf(provider === "sqlite" || PG_TEST_URL)(`Slack (${provider})`, () => {
+    let api: SlackApi;
+    beforeAll(async () => {
+      api = await slackApi();
+    });
+    afterAll(async () => api?.close());
+    const apps = useNotifyingApps(provider, {
+      name: "slack",
+      env: () => ({ SLACK_BOT_TOKEN: api.token, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: api.url }),
+    });
+    let f: NotifyingApps["f"];
+    let db: NotifyingApps["db"];
+    let recordReview: NotifyingApps["recordReview"];
+    beforeAll(() => ({ f, db, recordReview } = apps));
+
+    const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const v = await check();
+        if (v) return v;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await settle(150);
+      }
+    }
+
+    let slackIds = 0;
+    /** A Countersign user and the Slack user with the same (verified) email. */
+    async function person(roles: string[]) {
+      const user = await f.makeUser(roles);
+      const slackId = `U${String(++slackIds).padStart(4, "0")}${f.uid().toUpperCase()}`;
+      api.addUser({ id: slackId, email: user.email });
+      return { ...user, slackId };
+    }
+
+    /** A four-eyes policy with a channel, a tool and a role of its own, and its people. */
+    async function setUp(opts: { effects?: string } = {}) {
+      const role = `approver-${f.uid()}`;
+      const tool = `payments.refund_${f.uid()}`;
+      const channel = `#approvals-${f.uid()}`;
+      const { setPolicy } = await import("@/lib/policies/set-policy");
+      await setPolicy({ name: `slack-${f.uid()}`, tool, roles: [role], quorum: 2, ttl: 3600, slack_channel: channel }, "cli");
+      const [a, b, requester, other] = await Promise.all([person([role]), person([role]), person([role]), person(["reviewer"])]);
+      const svc = await f.makeService();
+      const ask = () =>
+        f.makeApproval(svc, {
+          tool,
+          effects: opts.effects ?? "write",
+          requested_by: requester.email,
+          arguments: { amount: 12, password: "hunter2-NEVER-SLACK", note: "card 4111 1111 1111 1111" },
+        }) as Promise<{ approval_id: string }>;
+      return { role, tool, channel, a, b, requester, other, svc, ask };
+    }
+
+    const postsAbout = (approvalId: string): PostedMessage[] =>
+      [...api.messages.values()].filter((m) => m.blocks.some((b) => JSON.stringify(b).includes(approvalId)));
+    const dmChannelOf = (slackId: string) =>
+      api.callsOf("chat.postMessage").some((c) => c.args.channel === slackId);
+    /** The id the stand-in gave a channel posted to by #name. */
+    const postsIn = (approvalId: string, channel: string) => {
+      const call = api.callsOf("chat.postMessage").find((c) => c.args.channel === channel && String(c.args.blocks).includes(approvalId));
+      return postsAbout(approvalId).filter((p) => call && api.messages.get(`${p.channel} ${p.ts}`) && p.channel.startsWith("C"));
+    };
+    const ephemeralsTo = (slackId: string) => api.callsOf("chat.postEphemeral").filter((c) => c.args.user === slackId);
+
+    async function press(p: Parameters<typeof buttonPress>[0], opts: { secret?: string; timestamp?: number } = {}) {
+      const signed = signedInteraction(opts.secret ?? SIGNING_SECRET, buttonPress(p), { timestamp: opts.timestamp });
+      return fetch(`${apps.appUrl}/api/slack/interactions`, { method: "POST", headers: signed.headers, body: signed.body });
+    }
+    /** Presses a button and returns the private reply it caused. */
+    async function pressAndHear(p: Parameters<typeof buttonPress>[0]): Promise<string> {
+      const before = ephemeralsTo(p.user).length;
+      const res = await press(p);
+      expect(res.status).toBe(200);
+      const reply = await until("a private reply", () => ephemeralsTo(p.user)[before]);
+      return String(reply.args.text);
+    }
+
+    it("posts each request to the policy's channel and by direct message to exactly the reviewers who may decide", async () => {
+      const { a, b, requester, other, channel, tool, svc, ask } = await setUp();
+      const created = await ask();
+      await until("three posts", () => postsAbout(created.approval_id).length >= 3 && true);
+      await settle(2500); // a duplicate (another instance) would arrive by now
+
+      const calls = api.callsOf("chat.postMessage").filter((c) => String(c.args.blocks).includes(created.approval_id));
+      expect(calls.map((c) => c.args.channel).sort()).toEqual([channel, a.slackId, b.slackId].sort());
+      expect(dmChannelOf(requester.slackId) || dmChannelOf(other.slackId)).toBe(false);
+      const approval = await db.approval.findUniqueOrThrow({ where: { id: created.approval_id } });
+      for (const post of postsAbout(created.approval_id)) {
+        const text = visibleText(post.blocks);
+        expect(text).toContain(tool);
+        expect(text).toContain(svc.slug);
+        expect(text).toContain(approval.argsDigest.slice(0, 19)); // "sha256:" and the first 12 hex digits
+        expect(text).not.toContain(approval.argsDigest); // the full value is one click away, not in the message
+        expect(text).toContain("[redacted:");
+        expect(text).toContain('"amount": 12');
+        for (const value of SECRET_VALUES) expect(JSON.stringify(post)).not.toContain(value);
+        const buttons = post.blocks.find((blk) => blk.type === "actions")!.elements as Array<{ action_id: string; url?: string }>;
+        expect(buttons.map((x) => x.action_id)).toEqual(["countersign_approve", "countersign_deny", "countersign_digest", "countersign_open"]);
+        expect(buttons[3]!.url).toBe(`${apps.appUrl}/approvals/${created.approval_id}`);
+      }
+      // Where each post is, for its update.
+      expect(await db.slackPost.count({ where: { approvalId: created.approval_id } })).toBe(3);
+    });
+
+    it("four-eyes through two Slack users; every message then shows who decided", async () => {
+      const { a, b, channel, ask } = await setUp();
+      const created = await ask();
+      const posts = await until("three posts", () => (postsAbout(created.approval_id).length >= 3 ? postsAbout(created.approval_id) : false));
+      const inChannel = postsIn(created.approval_id, channel)[0]!;
+      expect(posts).toContain(inChannel);
+      const at = { channel: inChannel.channel, messageTs: inChannel.ts, value: created.approval_id, actionId: "countersign_approve" };
+
+      expect(await pressAndHear({ ...at, user: a.slackId })).toBe("Your approval is recorded (1 of 2); the request waits for 1 more.");
+      // First use linked the Slack user to the Countersign user with the same email.
+      expect(await db.user.findUniqueOrThrow({ where: { id: a.id } })).toMatchObject({ slackUserId: a.slackId });
+      const linked = await db.auditEvent.findMany({ where: { type: "user.slack_linked", actor: `user:${a.email}` } });
+      expect(linked).toHaveLength(1);
+      expect(await pressAndHear({ ...at, user: a.slackId })).toMatch(/^Not recorded: you have already reviewed this request/);
+
+      expect(await pressAndHear({ ...at, user: b.slackId })).toBe("Approved: your approval completed the request.");
+      const decided = await db.approval.findUniqueOrThrow({ where: { id: created.approval_id }, include: { reviews: true } });
+      expect(decided.status).toBe("approved");
+      expect(decided.reviews.map((r) => r.reviewerEmail).sort()).toEqual([a.email, b.email].sort());
+      const votes = await db.auditEvent.findMany({ where: { approvalId: created.approval_id, type: "review.recorded" } });
+      expect(votes.map((v) => JSON.parse(v.data).via)).toEqual(["slack", "slack"]);
+
+      // Every message about it (channel and both direct messages) is updated, once, without buttons to press.
+      await until("three updates", () => postsAbout(created.approval_id).every((p) => p.updates === 1) && true);
+      for (const post of postsAbout(created.approval_id)) {
+        const text = visibleText(post.blocks);
+        expect(text).toContain("Approved");
+        expect(text).toContain(a.email);
+        expect(text).toContain(b.email);
+        expect(JSON.stringify(post.blocks)).not.toContain("countersign_approve");
+      }
+    });
+
+    it("shows a link to admins, and an admin's unlink makes the next click link again", async () => {
+      const { a, channel, ask } = await setUp();
+      const created = await ask();
+      const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
+      await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_digest", user: a.slackId });
+      const { listUsers } = await import("@/lib/users/list-users");
+      expect((await listUsers()).find((u) => u.email === a.email)!.slack).toMatchObject({ userId: a.slackId });
+
+      const { unlinkSlackUser } = await import("@/lib/slack/slack-identity");
+      expect(await unlinkSlackUser(a.email, "cli")).toEqual({ email: a.email, slackUserId: a.slackId });
+      expect((await listUsers()).find((u) => u.email === a.email)!.slack).toBeNull();
+      await expect(unlinkSlackUser(a.email, "cli")).rejects.toMatchObject({ code: "conflict" });
+      expect(await db.auditEvent.count({ where: { type: "user.slack_unlinked", actor: "cli" } })).toBeGreaterThanOrEqual(1);
+
+      const digest = await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_digest", user: a.slackId });
+      const approval = await db.approval.findUniqueOrThrow({ where: { id: created.approval_id } });
+      expect(digest).toBe(`Argument digest of this request:\n\`${approval.argsDigest}\``);
+      expect(await db.auditEvent.count({ where: { type: "user.slack_linked", actor: `user:${a.email}` } })).toBe(2);
+    });
+
+    it("refuses the requester, an unknown Slack user and an unverified email, privately, recording nothing", async () => {
+      const { requester, channel, ask } = await setUp();
+      const created = await ask();
+      const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
+      const at = { channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_approve" };
+
+      expect(await pressAndHear({ ...at, user: requester.slackId })).toBe("Not recorded: you requested this call, so you cannot review it.");
+      api.addUser({ id: "UNOBODY01", email: `stranger-${f.uid()}@example.com` });
+      expect(await pressAndHear({ ...at, user: "UNOBODY01" })).toMatch(/^Your Slack account is not linked to a Countersign user/);
+      // Same email as a Countersign user, but Slack has not verified it: proves nothing.
+      const someone = await f.makeUser(["payments"]);
+      api.addUser({ id: "UUNCONFIRM", email: someone.email, confirmed: false });
+      expect(await pressAndHear({ ...at, user: "UUNCONFIRM" })).toMatch(/^Your Slack account is not linked/);
+      expect(await pressAndHear({ ...at, actionId: "countersign_deny", user: "UNOBODY01" })).toMatch(/^Your Slack account is not linked/);
+
+      expect(await db.review.count({ where: { approvalId: created.approval_id } })).toBe(0);
+      expect(await db.user.count({ where: { slackUserId: { in: ["UNOBODY01", "UUNCONFIRM"] } } })).toBe(0);
+      expect(api.callsOf("views.open")).toHaveLength(0);
+    });
+
+    it("answers 401 to a forged, stale or future-dated signature, counts it, and acts on nothing", async () => {
+      const { a, channel, ask } = await setUp();
+      const created = await ask();
+      const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
+      const at = { channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_approve", user: a.slackId };
+      const now = Math.floor(Date.now() / 1000);
+      const tallied = async () => (await db.refusalTally.findMany({ where: { kind: "slack.interaction_rejected" } })).reduce((n, r) => n + r.count, 0);
+      const before = await tallied();
+
+      expect((await press(at, { secret: "0000000000000000forgedsecret" })).status).toBe(401);
+      expect((await press(at, { timestamp: now - 6 * 60 })).status).toBe(401);
+      expect((await press(at, { timestamp: now + 6 * 60 })).status).toBe(401);
+      const unsigned = await fetch(`${apps.appUrl}/api/slack/interactions`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ payload: JSON.stringify(buttonPress(at)) }).toString(),
+      });
+      expect(unsigned.status).toBe(401);
+      expect(await unsigned.json()).toEqual({ error: "invalid-signature" });
+
+      expect(await tallied()).toBe(before + 4);
+      expect(await db.review.count({ where: { approvalId: created.approval_id } })).toBe(0);
+      expect(ephemeralsTo(a.slackId)).toHaveLength(0);
+      // Signed correctly just inside the window: accepted.
+      expect((await press(at, { timestamp: now - 4 * 60 })).status).toBe(200);
+      await until("the vote", async () => (await db.review.count({ where: { approvalId: created.approval_id } })) === 1);
+    });
+
+    it("refuses a vote after a browser decision, and updates the message to show it", async () => {
+      const { a, b, channel, ask } = await setUp();
+      const created = await ask();
+      const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
+      await recordReview(a.id, { approvalId: created.approval_id, decision: "deny", reason: "Not this customer" });
+      const text = await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_approve", user: b.slackId });
+      expect(text).toBe("Not recorded: this request is already denied.");
+      await until("the update", () => api.messages.get(`${post.channel} ${post.ts}`)!.updates === 1 && true);
+      const shown = visibleText(api.messages.get(`${post.channel} ${post.ts}`)!.blocks);
+      expect(shown).toContain("Denied");
+      expect(shown).toContain(a.email);
+      expect(shown).toContain("Not this customer");
+    });
+
+    it("refuses a reviewer whose role was revoked between the message and the click", async () => {
+      const { b, role, channel, ask } = await setUp();
+      const created = await ask();
+      const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
+      const { revokeRole } = await import("@/lib/users/roles");
+      await revokeRole({ email: b.email, role }, "cli");
+      const text = await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_approve", user: b.slackId });
+      expect(text).toBe("That request does not exist, or you may not see it.");
+      expect(await db.review.count({ where: { approvalId: created.approval_id } })).toBe(0);
+    });
+
+    it("Deny asks for a reason in a dialog; the reason decides the request", async () => {
+      const { a, channel, ask } = await setUp({ effects: "destructive" });
+      const created = await ask();
+      const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
+      // A destructive call's Approve button asks again in Slack before it is sent.
+      const approve = (post.blocks.find((blk) => blk.type === "actions")!.elements as Array<Record<string, unknown>>)[0]!;
+      expect(approve.confirm).toMatchObject({ title: { text: "Approve a destructive call?" } });
+
+      const opened = api.callsOf("views.open").length;
+      const res = await press({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_deny", user: a.slackId, triggerId: "111.222.trigger" });
+      expect(res.status).toBe(200);
+      const call = await until("the dialog", () => api.callsOf("views.open")[opened]);
+      expect(call.args.trigger_id).toBe("111.222.trigger");
+      const view = JSON.parse(String(call.args.view)) as { callback_id: string; private_metadata: string };
+      expect(view.callback_id).toBe("countersign_deny");
+
+      const submit = (reason: string) => {
+        const signed = signedInteraction(SIGNING_SECRET, denySubmission({ user: a.slackId, privateMetadata: view.private_metadata, reason }));
+        return fetch(`${apps.appUrl}/api/slack/interactions`, { method: "POST", headers: signed.headers, body: signed.body });
+      };
+      const empty = await submit("   ");
+      expect(await empty.json()).toEqual({ response_action: "errors", errors: { reason: "A denial needs a reason." } });
+      const done = await submit("Wrong account");
+      expect(done.status).toBe(200);
+      expect(await done.text()).toBe("");
+      const decided = await db.approval.findUniqueOrThrow({ where: { id: created.approval_id }, include: { reviews: true } });
+      expect(decided.status).toBe("denied");
+      expect(decided.reviews).toMatchObject([{ reviewerEmail: a.email, decision: "deny", reason: "Wrong account" }]);
+      // A second submission (Slack retries, a double click) finds it decided: the dialog says so.
+      expect(await (await submit("Again")).json()).toEqual({
+        response_action: "errors",
+        errors: { reason: "Not recorded: this request is already denied." },
+      });
+    });
+
+    it("waits out Slack's rate limit (429, Retry-After) and posts once", async () => {
+      const { channel, ask } = await setUp();
+      api.rateLimit("chat.postMessage", 1, 2);
+      const created = await ask();
+      await until("three posts", () => postsAbout(created.approval_id).length >= 3 && true);
+      await settle(1500);
+      expect(postsIn(created.approval_id, channel)).toHaveLength(1);
+      const limited = await db.notificationAttempt.findMany({ where: { detail: "rate limited by Slack" }, include: { notification: true } });
+      expect(limited).toHaveLength(1);
+      const retried = await db.notificationAttempt.findMany({ where: { notificationId: limited[0]!.notificationId }, orderBy: { at: "asc" } });
+      expect(retried.map((r) => r.result)).toEqual(["error", "sent"]);
+      expect(retried[1]!.at.getTime() - retried[0]!.at.getTime()).toBeGreaterThanOrEqual(2000);
+    });
+  });
+}
