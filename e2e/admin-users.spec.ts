@@ -1,11 +1,12 @@
 // The users page (docs/operations.md): its server actions refused server-side for a
 // non-admin, creating a user who can sign in, and disabling one ending their
 // open session at once.
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { captureAction, rolesOf, session, statusIn, useAdminAndReviewer, userItem } from "./admin-helpers";
 import { E2E } from "./config";
-import { createUser, onSignInPage, signIn, uniqueEmail } from "./helpers";
+import { adminCli, createUser, e2eEnv, onSignInPage, signIn, uniqueEmail } from "./helpers";
 
 test.describe.serial("admin server actions are refused server-side for a non-admin", () => {
   const { sessions, check } = useAdminAndReviewer();
@@ -151,4 +152,38 @@ test("users page: create a user who can sign in; disabling them ends their open 
   await expect(page.getByTestId("audit-data").first()).toContainText('"selfGrant":true');
 
   await Promise.all([admin.context.close(), other.close()]);
+});
+
+/** Links a Slack user to a Countersign user as a first click in Slack would (test/slack covers that click end to end). */
+function linkSlack(email: string, slackUserId: string): void {
+  const script = `
+    const { createDb } = await import("./lib/db/client.ts");
+    const db = createDb(process.env.DATABASE_URL);
+    await db.user.update({ where: { email: process.env.USER_EMAIL }, data: { slackUserId: process.env.SLACK_USER, slackLinkedAt: new Date() } });
+    await db.$disconnect();`;
+  execFileSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "--input-type=module", "--eval", script], {
+    env: { ...e2eEnv(), USER_EMAIL: email, SLACK_USER: slackUserId },
+    timeout: 60_000,
+  });
+}
+
+test("users page: shows who is linked to Slack, and an admin unlinks them", async ({ browser }) => {
+  const admin = await session(browser, ["admin"], "slack-admin");
+  const target = createUser({ roles: ["payments"], prefix: "slack-linked" });
+  const slackUser = `UE2E${randomBytes(4).toString("hex").toUpperCase()}`;
+  linkSlack(target.email, slackUser);
+
+  const page = admin.page;
+  await page.goto("/admin/users");
+  const item = userItem(page, target.email);
+  await expect(item.getByTestId("slack-link")).toContainText(`Slack: linked to ${slackUser} since`);
+  await item.getByRole("button", { name: "Unlink Slack" }).click();
+  await item.getByRole("button", { name: "Confirm: Unlink Slack" }).click();
+  await expect(statusIn(item)).toHaveText(`Unlinked Slack user ${slackUser} from ${target.email}.`);
+  await page.reload();
+  await expect(userItem(page, target.email).getByTestId("slack-link")).toHaveText("Slack: not linked");
+  await expect(userItem(page, target.email).getByRole("button", { name: "Unlink Slack" })).toHaveCount(0);
+  const listed = adminCli(["user", "list"]) as { users: Array<{ email: string; slack: unknown }> };
+  expect(listed.users.find((u) => u.email === target.email)!.slack).toBeNull();
+  await admin.context.close();
 });

@@ -31,6 +31,7 @@ export const userCommands: Record<string, Command> = {
         disabled: u.disabled,
         roles: u.roles.map((r) => r.role),
         last_sign_in_at: u.lastSignInAt?.toISOString() ?? null,
+        slack: u.slack ? { user_id: u.slack.userId, linked_at: u.slack.linkedAt?.toISOString() ?? null } : null,
       })),
     }),
   },

@@ -172,13 +172,16 @@ export function slackSuite(provider: Provider) {
       expect(await db.auditEvent.count({ where: { type: "user.slack_linked", actor: `user:${a.email}` } })).toBe(2);
     });
 
-    it("refuses the requester, an unknown Slack user and an unverified email, privately, recording nothing", async () => {
-      const { requester, channel, ask } = await setUp();
+    it("refuses the requester, a disabled user, an unknown Slack user and an unverified email, privately, recording nothing", async () => {
+      const { requester, role, channel, ask } = await setUp();
       const created = await ask();
       const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
       const at = { channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_approve" };
 
       expect(await pressAndHear({ ...at, user: requester.slackId })).toBe("Not recorded: you requested this call, so you cannot review it.");
+      const gone = await person([role]);
+      await db.user.update({ where: { id: gone.id }, data: { disabledAt: new Date() } });
+      expect(await pressAndHear({ ...at, user: gone.slackId })).toBe("Your Countersign account is disabled.");
       api.addUser({ id: "UNOBODY01", email: `stranger-${f.uid()}@example.com` });
       expect(await pressAndHear({ ...at, user: "UNOBODY01" })).toMatch(/^Your Slack account is not linked to a Countersign user/);
       // Same email as a Countersign user, but Slack has not verified it: proves nothing.
