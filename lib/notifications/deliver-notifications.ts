@@ -230,7 +230,7 @@ async function toSlack(n: Message, facts: Facts): Promise<Outcome> {
     const post = facts.slackPosts.get(body.update.postId);
     const outcome = slackOutcomeOf(a);
     if (!post || !outcome) return { sent: false, dropped: "nothing to update" };
-    return updateSlackPost(post, slackFactsOf(a), outcome);
+    return updateSlackPost(post, slackFactsOf(a, post.userId !== null), outcome);
   }
   if (!body.post) return { sent: false, dropped: "not a Slack message Countersign writes" };
   let to: string;
@@ -242,7 +242,7 @@ async function toSlack(n: Message, facts: Facts): Promise<Outcome> {
     if (!("id" in slackUser)) return slackUser;
     to = slackUser.id;
   }
-  const r = await postToSlack(to, slackFactsOf(a));
+  const r = await postToSlack(to, slackFactsOf(a, body.post.to === "dm"));
   if (r.sent && r.post) facts.posted.push({ notificationId: n.id, approvalId: a.id, ...r.post, userId: n.userId });
   return r.sent ? { sent: true, how: r.how } : r;
 }

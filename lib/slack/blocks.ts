@@ -15,6 +15,14 @@ export type SlackRequestFacts = {
   environment: string | null;
   expiresAt: Date;
   argsDigest: string;
+  /**
+   * Whether everyone who reads the message may see the digest. A channel's
+   * members need not be the request's reviewers, and the digest of an
+   * unsalted request with redacted values is a guessing oracle for them
+   * (lib/reviews/visibility.ts): then the message leaves it out, and Full
+   * digest shows it only to those the rule allows.
+   */
+  digestShown: boolean;
   summary: string | null;
   /** The stored redacted arguments, as JSON text. */
   redactedArgs: string;
@@ -65,7 +73,7 @@ function header(f: SlackRequestFacts): Block[] {
     `*Effects*\n${f.effects === "destructive" ? ":warning: destructive" : escapeMrkdwn(f.effects)}`,
     `*Environment*\n${escapeMrkdwn(f.environment ?? "not given")}`,
     `*Expires*\n${slackDate(f.expiresAt, f.expiresAt.toISOString())}`,
-    `*Digest*\n\`${code(shortDigest(f.argsDigest))}\``,
+    f.digestShown ? `*Digest*\n\`${code(shortDigest(f.argsDigest))}\`` : "*Digest*\nfor the reviewers: Full digest",
   ];
   const blocks: Block[] = [
     { type: "header", text: { type: "plain_text", text: clip(`Review needed: ${f.tool}`, 150), emoji: false } },

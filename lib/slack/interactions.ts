@@ -10,6 +10,7 @@ import { db } from "../db/client";
 import { AppError } from "../errors";
 import { errorFields, log } from "../log";
 import { recordReview } from "../reviews/record-review";
+import { digestVisibleTo, loadViewer, visibleTo } from "../reviews/visibility";
 import { ACTION, DENY_MODAL, denyModal } from "./blocks";
 import { slack } from "./slack-client";
 import { slackActor } from "./slack-identity";
@@ -66,8 +67,17 @@ async function onButton(p: z.infer<typeof blockActions>): Promise<InteractionAns
     return { status: 200 };
   }
   if (action.action_id === ACTION.digest) {
-    const a = await db().approval.findUnique({ where: { id: id.data }, select: { argsDigest: true } });
-    await tell(a ? `Argument digest of this request:\n\`${a.argsDigest}\`` : "That request no longer exists.");
+    // The page's own rule: who may see the request, and who its digest.
+    const [viewer, a] = await Promise.all([
+      loadViewer(actor.userId),
+      db().approval.findUnique({
+        where: { id: id.data },
+        select: { argsDigest: true, argsSalt: true, redactedArgs: true, requiredRoles: true, requestedBy: true, requesterKey: true },
+      }),
+    ]);
+    if (!a || !visibleTo(viewer, a)) await tell("That request does not exist, or you may not see it.");
+    else if (!digestVisibleTo(viewer, a)) await tell("Only the request's reviewers may see its digest.");
+    else await tell(`Argument digest of this request:\n\`${a.argsDigest}\``);
     return { status: 200 };
   }
   if (action.action_id === ACTION.deny) {
@@ -76,7 +86,12 @@ async function onButton(p: z.infer<typeof blockActions>): Promise<InteractionAns
       await tell("That request no longer exists.");
       return { status: 200 };
     }
-    await slack().views.open({ trigger_id: p.trigger_id, view: denyModal({ approvalId: id.data, tool: a.tool }, JSON.stringify({ approvalId: id.data, channel })) as never });
+    try {
+      await slack().views.open({ trigger_id: p.trigger_id, view: denyModal({ approvalId: id.data, tool: a.tool }, JSON.stringify({ approvalId: id.data, channel })) as never });
+    } catch (e) {
+      log.warn("slack: the deny dialog did not open", errorFields(e));
+      await tell("The Deny dialog could not be opened. Try again, or deny on the request page.");
+    }
     return { status: 200 };
   }
   try {

@@ -10,14 +10,20 @@ import "server-only";
 import { env } from "../env";
 import { decidedMessage, pendingMessage, type SlackOutcome, type SlackRequestFacts } from "./blocks";
 import { slack, slackFailure } from "./slack-client";
+import { holdsRedactedValues } from "../reviews/visibility";
 
 export type SlackSendOutcome =
   | { sent: true; how: string; post?: { channel: string; ts: string } }
   | { sent: false; dropped: string }
   | { sent: false; error: string; retryAfterMs?: number };
 
-/** The request's facts for a Slack message, from its row. */
-export function slackFactsOf(a: {
+/**
+ * The request's facts for a Slack message, from its row. `forReviewer`: the
+ * message goes to one person who may decide it (a direct message), who may
+ * see the digest; a channel's members may not all be such people.
+ */
+export function slackFactsOf(
+  a: {
   id: string;
   tool: string;
   effects: string;
@@ -28,8 +34,11 @@ export function slackFactsOf(a: {
   redactedArgs: string;
   quorum: number;
   approveCount: number;
+  argsSalt: string | null;
   service: { slug: string };
-}): SlackRequestFacts {
+  },
+  forReviewer: boolean,
+): SlackRequestFacts {
   return {
     approvalId: a.id,
     tool: a.tool,
@@ -38,6 +47,7 @@ export function slackFactsOf(a: {
     environment: a.environment,
     expiresAt: a.expiresAt,
     argsDigest: a.argsDigest,
+    digestShown: forReviewer || a.argsSalt !== null || !holdsRedactedValues(a.redactedArgs),
     summary: a.summary,
     redactedArgs: a.redactedArgs,
     reviewUrl: `${env().appUrl}/approvals/${a.id}`,
@@ -53,6 +63,7 @@ export const slackApprovalSelect = {
   environment: true,
   expiresAt: true,
   argsDigest: true,
+  argsSalt: true,
   summary: true,
   redactedArgs: true,
   quorum: true,

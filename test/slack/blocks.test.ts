@@ -12,6 +12,7 @@ const facts: SlackRequestFacts = {
   environment: "production",
   expiresAt: new Date("2026-12-01T12:00:00Z"),
   argsDigest: `sha256:${"ab12".repeat(16)}`,
+  digestShown: true,
   summary: "Refund <!channel> now, see <https://evil.example|the docs> & thanks",
   redactedArgs: JSON.stringify({ amount: 12, password: "[redacted:secret_key]" }),
   reviewUrl: "https://countersign.example.com/approvals/apr_abc",
@@ -32,6 +33,15 @@ describe("Slack messages", () => {
     expect(text).toContain("*Written by the agent, not verified:* Refund &lt;!channel&gt; now, see &lt;https://evil.example|the docs&gt; &amp; thanks");
     expect(text).not.toContain("<!channel>");
     expect(text).toContain('"password": "[redacted:secret_key]"');
+  });
+
+  it("leaves the digest out where not every reader may see it", () => {
+    const text = visibleText(pendingMessage({ ...facts, digestShown: false }).blocks);
+    expect(text).not.toContain("ab12ab12");
+    expect(text).toContain("*Digest*\nfor the reviewers: Full digest");
+    expect(visibleText(decidedMessage({ ...facts, digestShown: false }, { status: "approved", decidedBy: [], reason: null, decidedAt: null }).blocks)).not.toContain(
+      "ab12ab12",
+    );
   });
 
   it("cuts long arguments and links to the rest; no code block can be closed from inside", () => {

@@ -102,11 +102,17 @@ export function slackSuite(provider: Provider) {
       expect(calls.map((c) => c.args.channel).sort()).toEqual([channel, a.slackId, b.slackId].sort());
       expect(dmChannelOf(requester.slackId) || dmChannelOf(other.slackId)).toBe(false);
       const approval = await db.approval.findUniqueOrThrow({ where: { id: created.approval_id } });
+      const inChannel = postsIn(created.approval_id, channel)[0]!;
       for (const post of postsAbout(created.approval_id)) {
         const text = visibleText(post.blocks);
         expect(text).toContain(tool);
         expect(text).toContain(svc.slug);
-        expect(text).toContain(approval.argsDigest.slice(0, 19)); // "sha256:" and the first 12 hex digits
+        // The digest of an unsalted request with redacted values is for its reviewers only (a guessing
+        // oracle otherwise): a direct message shows its start, the channel's members do not get it.
+        if (post === inChannel) {
+          expect(text).not.toContain(approval.argsDigest.slice(7, 19));
+          expect(text).toContain("for the reviewers: Full digest");
+        } else expect(text).toContain(approval.argsDigest.slice(0, 19)); // "sha256:" and the first 12 hex digits
         expect(text).not.toContain(approval.argsDigest); // the full value is one click away, not in the message
         expect(text).toContain("[redacted:");
         expect(text).toContain('"amount": 12');
@@ -153,7 +159,8 @@ export function slackSuite(provider: Provider) {
     });
 
     it("shows a link to admins, and an admin's unlink makes the next click link again", async () => {
-      const { a, channel, ask } = await setUp();
+      const setUpPeople = await setUp();
+      const { a, channel, ask } = setUpPeople;
       const created = await ask();
       const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
       await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_digest", user: a.slackId });
@@ -169,6 +176,15 @@ export function slackSuite(provider: Provider) {
       const digest = await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_digest", user: a.slackId });
       const approval = await db.approval.findUniqueOrThrow({ where: { id: created.approval_id } });
       expect(digest).toBe(`Argument digest of this request:\n\`${approval.argsDigest}\``);
+      // Full digest follows the page's rules: someone who may not see the request learns nothing, and
+      // its requester may see it but not the digest of its redacted values.
+      const { other, requester } = setUpPeople;
+      expect(await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_digest", user: other.slackId })).toBe(
+        "That request does not exist, or you may not see it.",
+      );
+      expect(
+        await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_digest", user: requester.slackId }),
+      ).toBe("Only the request's reviewers may see its digest.");
       expect(await db.auditEvent.count({ where: { type: "user.slack_linked", actor: `user:${a.email}` } })).toBe(2);
     });
 
