@@ -1,5 +1,5 @@
 // Work each app instance does in the background: deliver callbacks, tell
-// reviewers (notification triggers and the outbox), mark
+// reviewers (notification triggers and the outbox, Slack updates), mark
 // expired requests, turn refusal counts into audit events, prune old
 // rate-limit counters. Every step is safe to run
 // on several instances at once (leases and conditional updates).
@@ -29,12 +29,12 @@ async function tick(state: State): Promise<void> {
   try {
     await sweepExpired();
     await deliverDueCallbacks();
+    // Slack messages of requests decided since: their updates join the outbox first.
+    await queueSlackUpdates();
     // Under a burst of requests, a full batch means more are due: keep at it
     // rather than wait a second per batch, so reviewers hear within seconds.
     // Fan-out and delivery run side by side; after DRAIN_MS the other steps
     // get their turn, and the next tick starts at once.
-    // Slack messages of requests decided since: their updates join the outbox first.
-    await queueSlackUpdates();
     if (await drainNotifications(state, Date.now() + DRAIN_MS)) state.again = true;
     ++state.ticks;
     // Refusal counts of minutes that are over become audit events.

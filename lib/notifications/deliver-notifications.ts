@@ -2,7 +2,8 @@
 // with one conditional update under a lease owner of its own (so it reads
 // back exactly what it won, whatever another instance claimed), reads what
 // the checks need for the whole batch at once, sends several messages at a
-// time, and records every outcome in one transaction. Just before sending,
+// time (email, Web Push, webhooks, Slack), and records every outcome in one
+// transaction, well inside the lease (BATCH_BUDGET_MS). Just before sending,
 // the recipient must still be able to act: a decided or expired request, a
 // vote cast, a role revoked or an account disabled drops the message unsent.
 // A failed attempt backs off and is retried for over 24 hours, so a mail
