@@ -99,7 +99,10 @@ async function factsFor(batch: Message[]) {
   const slackApprovalIds = [...new Set(slackMessages.flatMap((n) => (n.approvalId ? [n.approvalId] : [])))];
   const [approvals, users, subscriptions, slackApprovals, slackPosts] = await Promise.all([
     db().approval.findMany({ where: { id: { in: approvalIds } }, select: { id: true, serviceId: true, ...approvalFacts } }),
-    db().user.findMany({ where: { id: { in: userIds } }, select: { ...reviewerFacts, notifyEmail: true, notifyPush: true, notifySlack: true, slackUserId: true } }),
+    db().user.findMany({
+      where: { id: { in: userIds } },
+      select: { ...reviewerFacts, notifyEmail: true, notifyPush: true, notifySlack: true, slackUserId: true },
+    }),
     subscriptionIds.length ? db().pushSubscription.findMany({ where: { id: { in: subscriptionIds } } }) : [],
     slackApprovalIds.length ? db().approval.findMany({ where: { id: { in: slackApprovalIds } }, select: slackApprovalSelect }) : [],
     postIds.length ? db().slackPost.findMany({ where: { id: { in: postIds } } }) : [],
@@ -284,7 +287,9 @@ async function record(owner: string, attempts: Attempt[], facts: Facts): Promise
   if (attempts.length === 0) return;
   await inTransaction(async (tx) => {
     const stillMine = new Set(
-      (await tx.notification.findMany({ where: { id: { in: attempts.map((a) => a.n.id) }, leaseOwner: owner }, select: { id: true } })).map((r) => r.id),
+      (await tx.notification.findMany({ where: { id: { in: attempts.map((a) => a.n.id) }, leaseOwner: owner }, select: { id: true } })).map(
+        (r) => r.id,
+      ),
     );
     const changes = new Map<string, { data: ReturnType<typeof newState>; ids: string[] }>();
     const rows: Array<{ id: string; notificationId: string; at: Date; result: string; detail: string; durationMs: number }> = [];

@@ -102,7 +102,10 @@ async function fanOut(triggers: Trigger[], owner: string): Promise<void> {
       kind,
       people: kind === "quorum_unreachable" ? admins : holders.eligibleFor(a, now),
     }));
-    const subscriptions = await pushSubscriptionsOf(tx, peopleOf.flatMap((x) => x.people));
+    const subscriptions = await pushSubscriptionsOf(
+      tx,
+      peopleOf.flatMap((x) => x.people),
+    );
     for (const { t, a, kind, people } of peopleOf) {
       const facts = {
         kind,
@@ -188,7 +191,12 @@ async function pushSubscriptionsOf(tx: Tx, people: Recipient[]): Promise<Subscri
  * direct message, and a push to each browser they turned notifications on
  * in. A channel the deployment has not set up sends nothing.
  */
-function messagesToPeople(key: string, facts: MessageFacts & { approvalId: string }, people: Recipient[], subscriptions: Subscription[]): OutboxMessage[] {
+function messagesToPeople(
+  key: string,
+  facts: MessageFacts & { approvalId: string },
+  people: Recipient[],
+  subscriptions: Subscription[],
+): OutboxMessage[] {
   const email = composeMessage(facts);
   const push = JSON.stringify(composePush(facts));
   const out: OutboxMessage[] = [];
@@ -199,7 +207,12 @@ function messagesToPeople(key: string, facts: MessageFacts & { approvalId: strin
     }
     // A direct message carries the buttons, so only people asked to decide get one.
     if (p.notifySlack && facts.kind !== "quorum_unreachable" && slackChannel() === "on") {
-      out.push({ ...base, dedupeKey: `${key}:${p.id}:slack`, recipient: `${p.email} (Slack direct message)`, body: { channel: "slack", text: email.text, post: { to: "dm" } } });
+      out.push({
+        ...base,
+        dedupeKey: `${key}:${p.id}:slack`,
+        recipient: `${p.email} (Slack direct message)`,
+        body: { channel: "slack", text: email.text, post: { to: "dm" } },
+      });
     }
     for (const s of p.notifyPush ? subscriptions.filter((s) => s.userId === p.id) : []) {
       out.push({

@@ -17,14 +17,20 @@ export const preferencesSchema = z.object({ notifyEmail: onOff, notifyPush: onOf
 
 /** The user's channels, and whether a Slack account acts as them (shown on /settings). */
 export async function getPreferences(userId: string): Promise<ChannelPreferences & { slackLinked: boolean }> {
-  const u = await db().user.findUnique({ where: { id: userId }, select: { notifyEmail: true, notifyPush: true, notifySlack: true, slackUserId: true } });
+  const u = await db().user.findUnique({
+    where: { id: userId },
+    select: { notifyEmail: true, notifyPush: true, notifySlack: true, slackUserId: true },
+  });
   if (!u) throw new AppError("not-found", "No such user.");
   return { notifyEmail: u.notifyEmail, notifyPush: u.notifyPush, notifySlack: u.notifySlack, slackLinked: u.slackUserId !== null };
 }
 
 export async function updatePreferences(userId: string, input: unknown): Promise<ChannelPreferences> {
   const p = preferencesSchema.parse(input);
-  const { count } = await db().user.updateMany({ where: { id: userId }, data: { notifyEmail: p.notifyEmail, notifyPush: p.notifyPush, notifySlack: p.notifySlack } });
+  const { count } = await db().user.updateMany({
+    where: { id: userId },
+    data: { notifyEmail: p.notifyEmail, notifyPush: p.notifyPush, notifySlack: p.notifySlack },
+  });
   if (count === 0) throw new AppError("not-found", "No such user.");
   return p;
 }

@@ -38,7 +38,11 @@ type ApprovalFacts = Parameters<typeof eligibility>[0] & { reviews: Array<{ revi
  */
 export async function recipientsAmong(tx: Tx, roles: string[]): Promise<{ eligibleFor: (approval: ApprovalFacts, now: Date) => Recipient[] }> {
   const holders = roles.length
-    ? await tx.user.findMany({ where: { disabledAt: null, roles: { some: { role: { in: roles } } } }, select: reviewerFacts, orderBy: { email: "asc" } })
+    ? await tx.user.findMany({
+        where: { disabledAt: null, roles: { some: { role: { in: roles } } } },
+        select: reviewerFacts,
+        orderBy: { email: "asc" },
+      })
     : [];
   return {
     eligibleFor: (approval, now) =>

@@ -29,7 +29,10 @@ export type PolicyRule = {
   slackChannel: string | null;
 };
 
-export type PolicySnapshot = Pick<PolicyRule, "name" | "roles" | "quorum" | "ttlSeconds" | "remindAt" | "escalateAfterSeconds" | "escalateToRoles" | "slackChannel">;
+export type PolicySnapshot = Pick<
+  PolicyRule,
+  "name" | "roles" | "quorum" | "ttlSeconds" | "remindAt" | "escalateAfterSeconds" | "escalateToRoles" | "slackChannel"
+>;
 
 export function globMatches(pattern: string, tool: string): boolean {
   // Linear-time glob: '*' matches any run of characters (dots included).

@@ -161,7 +161,9 @@ export function decidedMessage(f: SlackRequestFacts, o: SlackOutcome): SlackMess
   return {
     text: `${f.tool} from ${f.service}: ${o.status}${o.decidedBy.length ? ` by ${o.decidedBy.join(", ")}` : ""}`,
     blocks: [
-      ...header(f).map((b) => (b.type === "header" ? { ...b, text: { type: "plain_text", text: clip(`${f.tool}: ${o.status}`, 150), emoji: false } } : b)),
+      ...header(f).map((b) =>
+        b.type === "header" ? { ...b, text: { type: "plain_text", text: clip(`${f.tool}: ${o.status}`, 150), emoji: false } } : b,
+      ),
       { type: "section", block_id: "outcome", text: { type: "mrkdwn", text: `*${VERDICT[o.status]}*${who}${when}${reason}` } },
       { type: "actions", elements: [{ type: "button", action_id: ACTION.open, text: { type: "plain_text", text: "Open" }, url: f.reviewUrl }] },
     ],

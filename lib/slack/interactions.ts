@@ -87,7 +87,10 @@ async function onButton(p: z.infer<typeof blockActions>): Promise<InteractionAns
       return { status: 200 };
     }
     try {
-      await slack().views.open({ trigger_id: p.trigger_id, view: denyModal({ approvalId: id.data, tool: a.tool }, JSON.stringify({ approvalId: id.data, channel })) as never });
+      await slack().views.open({
+        trigger_id: p.trigger_id,
+        view: denyModal({ approvalId: id.data, tool: a.tool }, JSON.stringify({ approvalId: id.data, channel })) as never,
+      });
     } catch (e) {
       log.warn("slack: the deny dialog did not open", errorFields(e));
       await tell("The Deny dialog could not be opened. Try again, or deny on the request page.");

@@ -24,18 +24,18 @@ export type SlackSendOutcome =
  */
 export function slackFactsOf(
   a: {
-  id: string;
-  tool: string;
-  effects: string;
-  environment: string | null;
-  expiresAt: Date;
-  argsDigest: string;
-  summary: string | null;
-  redactedArgs: string;
-  quorum: number;
-  approveCount: number;
-  argsSalt: string | null;
-  service: { slug: string };
+    id: string;
+    tool: string;
+    effects: string;
+    environment: string | null;
+    expiresAt: Date;
+    argsDigest: string;
+    summary: string | null;
+    redactedArgs: string;
+    quorum: number;
+    approveCount: number;
+    argsSalt: string | null;
+    service: { slug: string };
   },
   forReviewer: boolean,
 ): SlackRequestFacts {
@@ -79,11 +79,21 @@ export const slackApprovalSelect = {
 export async function postToSlack(to: string, facts: SlackRequestFacts): Promise<SlackSendOutcome> {
   const message = pendingMessage(facts);
   try {
-    const r = await slack().chat.postMessage({ channel: to, text: message.text, blocks: message.blocks as never, unfurl_links: false, unfurl_media: false });
+    const r = await slack().chat.postMessage({
+      channel: to,
+      text: message.text,
+      blocks: message.blocks as never,
+      unfurl_links: false,
+      unfurl_media: false,
+    });
     if (!r.channel || !r.ts) return { sent: false, error: "Slack answered without the message's place" };
     return { sent: true, how: "posted by Slack", post: { channel: r.channel, ts: r.ts } };
   } catch (e) {
-    return failed(e, { channel_not_found: "Slack has no such channel (or the app is not in it)", not_in_channel: "the Slack app is not a member of the channel", is_archived: "the Slack channel is archived" });
+    return failed(e, {
+      channel_not_found: "Slack has no such channel (or the app is not in it)",
+      not_in_channel: "the Slack app is not a member of the channel",
+      is_archived: "the Slack channel is archived",
+    });
   }
 }
 
@@ -99,18 +109,31 @@ export async function slackUserFor(user: { email: string; slackUserId: string | 
 }
 
 /** Brings a posted message up to date with its decided request: who decided, no buttons. */
-export async function updateSlackPost(post: { channel: string; ts: string }, facts: SlackRequestFacts, outcome: SlackOutcome): Promise<SlackSendOutcome> {
+export async function updateSlackPost(
+  post: { channel: string; ts: string },
+  facts: SlackRequestFacts,
+  outcome: SlackOutcome,
+): Promise<SlackSendOutcome> {
   const message = decidedMessage(facts, outcome);
   try {
     await slack().chat.update({ channel: post.channel, ts: post.ts, text: message.text, blocks: message.blocks as never });
     return { sent: true, how: "updated by Slack" };
   } catch (e) {
-    return failed(e, { message_not_found: "the Slack message was deleted", channel_not_found: "the Slack channel is gone", cant_update_message: "Slack refused the update" });
+    return failed(e, {
+      message_not_found: "the Slack message was deleted",
+      channel_not_found: "the Slack channel is gone",
+      cant_update_message: "Slack refused the update",
+    });
   }
 }
 
 /** The outcome a Slack message shows, from the request's row. */
-export function slackOutcomeOf(a: { status: string; decidedAt: Date | null; decidedBy: string; reviews: Array<{ decision: string; reason: string | null }> }): SlackOutcome | null {
+export function slackOutcomeOf(a: {
+  status: string;
+  decidedAt: Date | null;
+  decidedBy: string;
+  reviews: Array<{ decision: string; reason: string | null }>;
+}): SlackOutcome | null {
   if (a.status !== "approved" && a.status !== "denied" && a.status !== "expired" && a.status !== "cancelled") return null;
   let decidedBy: string[] = [];
   try {
@@ -134,4 +157,3 @@ function failed(e: unknown, permanent: Record<string, string>): SlackSendOutcome
   }
   return { sent: false, error: f.error, ...(f.retryAfterMs ? { retryAfterMs: f.retryAfterMs } : {}) };
 }
-

@@ -19,7 +19,8 @@ const NOT_LINKED =
 
 export async function slackActor(slackUserId: string, now = new Date()): Promise<SlackActor> {
   const linked = await db().user.findUnique({ where: { slackUserId }, select: { id: true, email: true, disabledAt: true } });
-  if (linked) return linked.disabledAt ? { ok: false, why: "Your Countersign account is disabled." } : { ok: true, userId: linked.id, email: linked.email };
+  if (linked)
+    return linked.disabledAt ? { ok: false, why: "Your Countersign account is disabled." } : { ok: true, userId: linked.id, email: linked.email };
 
   let profile: { email?: string; confirmed?: boolean; usable: boolean };
   try {

@@ -89,7 +89,11 @@ describe("a mail server that goes down and comes back", () => {
       });
     const { createTransport } = await import("nodemailer");
     const transport = createTransport(mailer.smtpPool(`smtp://127.0.0.1:${outagePort}`));
-    const send = (to: string) => transport.sendMail({ from: "a@example.com", to, text: "t" }).then(() => "sent", (e: { code?: string }) => e.code ?? "error");
+    const send = (to: string) =>
+      transport.sendMail({ from: "a@example.com", to, text: "t" }).then(
+        () => "sent",
+        (e: { code?: string }) => e.code ?? "error",
+      );
     let up = server();
     await new Promise<void>((resolve) => up.listen(outagePort, "127.0.0.1", resolve));
     expect(await Promise.all(["a@x.example", "b@x.example", "c@x.example"].map(send))).toEqual(["sent", "sent", "sent"]);

@@ -30,7 +30,9 @@ describe("Slack messages", () => {
     expect(text).toContain("production");
     expect(text).toContain(`sha256:${"ab12".repeat(3)}…`);
     expect(text).not.toContain(facts.argsDigest);
-    expect(text).toContain("*Written by the agent, not verified:* Refund &lt;!channel&gt; now, see &lt;https://evil.example|the docs&gt; &amp; thanks");
+    expect(text).toContain(
+      "*Written by the agent, not verified:* Refund &lt;!channel&gt; now, see &lt;https://evil.example|the docs&gt; &amp; thanks",
+    );
     expect(text).not.toContain("<!channel>");
     expect(text).toContain('"password": "[redacted:secret_key]"');
   });
@@ -39,9 +41,9 @@ describe("Slack messages", () => {
     const text = visibleText(pendingMessage({ ...facts, digestShown: false }).blocks);
     expect(text).not.toContain("ab12ab12");
     expect(text).toContain("*Digest*\nfor the reviewers: Full digest");
-    expect(visibleText(decidedMessage({ ...facts, digestShown: false }, { status: "approved", decidedBy: [], reason: null, decidedAt: null }).blocks)).not.toContain(
-      "ab12ab12",
-    );
+    expect(
+      visibleText(decidedMessage({ ...facts, digestShown: false }, { status: "approved", decidedBy: [], reason: null, decidedAt: null }).blocks),
+    ).not.toContain("ab12ab12");
   });
 
   it("cuts long arguments and links to the rest; no code block can be closed from inside", () => {
@@ -57,11 +59,19 @@ describe("Slack messages", () => {
     const approveOf = (f: SlackRequestFacts) =>
       (pendingMessage(f).blocks.find((b) => b.type === "actions")!.elements as Array<Record<string, unknown>>)[0]!;
     expect(approveOf(facts).confirm).toBeUndefined();
-    expect(approveOf({ ...facts, effects: "destructive" }).confirm).toMatchObject({ title: { text: "Approve a destructive call?" }, style: "danger" });
+    expect(approveOf({ ...facts, effects: "destructive" }).confirm).toMatchObject({
+      title: { text: "Approve a destructive call?" },
+      style: "danger",
+    });
   });
 
   it("once decided: who decided and why, and no button but Open", () => {
-    const m = decidedMessage(facts, { status: "denied", decidedBy: ["ana@example.com"], reason: "Wrong <account>", decidedAt: new Date("2026-12-01T11:00:00Z") });
+    const m = decidedMessage(facts, {
+      status: "denied",
+      decidedBy: ["ana@example.com"],
+      reason: "Wrong <account>",
+      decidedAt: new Date("2026-12-01T11:00:00Z"),
+    });
     const text = visibleText(m.blocks);
     expect(text).toContain(":no_entry: Denied");
     expect(text).toContain("ana@example.com");

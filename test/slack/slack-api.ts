@@ -94,7 +94,14 @@ export async function slackApi(token = "xoxb-test-token"): Promise<SlackApi> {
         if (!u) return { ok: false, error: "user_not_found" };
         return {
           ok: true,
-          user: { id: u.id, team_id: "T0TEST", deleted: u.deleted ?? false, is_bot: u.bot ?? false, is_email_confirmed: u.confirmed ?? true, profile: { email: u.email } },
+          user: {
+            id: u.id,
+            team_id: "T0TEST",
+            deleted: u.deleted ?? false,
+            is_bot: u.bot ?? false,
+            is_email_confirmed: u.confirmed ?? true,
+            profile: { email: u.email },
+          },
         };
       }
       case "users.lookupByEmail": {
@@ -114,10 +121,9 @@ export async function slackApi(token = "xoxb-test-token"): Promise<SlackApi> {
     req.on("end", () => {
       const method = (req.url ?? "").replace(/^\/api\//, "").split("?")[0]!;
       const raw = Buffer.concat(chunks).toString("utf8");
-      const args =
-        (req.headers["content-type"] ?? "").includes("application/json")
-          ? (JSON.parse(raw || "{}") as Record<string, unknown>)
-          : Object.fromEntries(new URLSearchParams(raw));
+      const args = (req.headers["content-type"] ?? "").includes("application/json")
+        ? (JSON.parse(raw || "{}") as Record<string, unknown>)
+        : Object.fromEntries(new URLSearchParams(raw));
       const send = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
         res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers }).end(JSON.stringify(body));
       };

@@ -70,8 +70,7 @@ export function slackSuite(provider: Provider) {
 
     const postsAbout = (approvalId: string): PostedMessage[] =>
       [...api.messages.values()].filter((m) => m.blocks.some((b) => JSON.stringify(b).includes(approvalId)));
-    const dmChannelOf = (slackId: string) =>
-      api.callsOf("chat.postMessage").some((c) => c.args.channel === slackId);
+    const dmChannelOf = (slackId: string) => api.callsOf("chat.postMessage").some((c) => c.args.channel === slackId);
     /** The id the stand-in gave a channel posted to by #name. */
     const postsIn = (approvalId: string, channel: string) => {
       const call = api.callsOf("chat.postMessage").find((c) => c.args.channel === channel && String(c.args.blocks).includes(approvalId));
@@ -173,17 +172,35 @@ export function slackSuite(provider: Provider) {
       await expect(unlinkSlackUser(a.email, "cli")).rejects.toMatchObject({ code: "conflict" });
       expect(await db.auditEvent.count({ where: { type: "user.slack_unlinked", actor: "cli" } })).toBeGreaterThanOrEqual(1);
 
-      const digest = await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_digest", user: a.slackId });
+      const digest = await pressAndHear({
+        channel: post.channel,
+        messageTs: post.ts,
+        value: created.approval_id,
+        actionId: "countersign_digest",
+        user: a.slackId,
+      });
       const approval = await db.approval.findUniqueOrThrow({ where: { id: created.approval_id } });
       expect(digest).toBe(`Argument digest of this request:\n\`${approval.argsDigest}\``);
       // Full digest follows the page's rules: someone who may not see the request learns nothing, and
       // its requester may see it but not the digest of its redacted values.
       const { other, requester } = setUpPeople;
-      expect(await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_digest", user: other.slackId })).toBe(
-        "That request does not exist, or you may not see it.",
-      );
       expect(
-        await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_digest", user: requester.slackId }),
+        await pressAndHear({
+          channel: post.channel,
+          messageTs: post.ts,
+          value: created.approval_id,
+          actionId: "countersign_digest",
+          user: other.slackId,
+        }),
+      ).toBe("That request does not exist, or you may not see it.");
+      expect(
+        await pressAndHear({
+          channel: post.channel,
+          messageTs: post.ts,
+          value: created.approval_id,
+          actionId: "countersign_digest",
+          user: requester.slackId,
+        }),
       ).toBe("Only the request's reviewers may see its digest.");
       expect(await db.auditEvent.count({ where: { type: "user.slack_linked", actor: `user:${a.email}` } })).toBe(2);
     });
@@ -217,7 +234,8 @@ export function slackSuite(provider: Provider) {
       const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
       const at = { channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_approve", user: a.slackId };
       const now = Math.floor(Date.now() / 1000);
-      const tallied = async () => (await db.refusalTally.findMany({ where: { kind: "slack.interaction_rejected" } })).reduce((n, r) => n + r.count, 0);
+      const tallied = async () =>
+        (await db.refusalTally.findMany({ where: { kind: "slack.interaction_rejected" } })).reduce((n, r) => n + r.count, 0);
       const before = await tallied();
 
       expect((await press(at, { secret: "0000000000000000forgedsecret" })).status).toBe(401);
@@ -244,7 +262,13 @@ export function slackSuite(provider: Provider) {
       const created = await ask();
       const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
       await recordReview(a.id, { approvalId: created.approval_id, decision: "deny", reason: "Not this customer" });
-      const text = await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_approve", user: b.slackId });
+      const text = await pressAndHear({
+        channel: post.channel,
+        messageTs: post.ts,
+        value: created.approval_id,
+        actionId: "countersign_approve",
+        user: b.slackId,
+      });
       expect(text).toBe("Not recorded: this request is already denied.");
       await until("the update", () => api.messages.get(`${post.channel} ${post.ts}`)!.updates === 1 && true);
       const shown = visibleText(api.messages.get(`${post.channel} ${post.ts}`)!.blocks);
@@ -259,7 +283,13 @@ export function slackSuite(provider: Provider) {
       const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
       const { revokeRole } = await import("@/lib/users/roles");
       await revokeRole({ email: b.email, role }, "cli");
-      const text = await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_approve", user: b.slackId });
+      const text = await pressAndHear({
+        channel: post.channel,
+        messageTs: post.ts,
+        value: created.approval_id,
+        actionId: "countersign_approve",
+        user: b.slackId,
+      });
       expect(text).toBe("That request does not exist, or you may not see it.");
       expect(await db.review.count({ where: { approvalId: created.approval_id } })).toBe(0);
     });
@@ -273,7 +303,14 @@ export function slackSuite(provider: Provider) {
       expect(approve.confirm).toMatchObject({ title: { text: "Approve a destructive call?" } });
 
       const opened = api.callsOf("views.open").length;
-      const res = await press({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_deny", user: a.slackId, triggerId: "111.222.trigger" });
+      const res = await press({
+        channel: post.channel,
+        messageTs: post.ts,
+        value: created.approval_id,
+        actionId: "countersign_deny",
+        user: a.slackId,
+        triggerId: "111.222.trigger",
+      });
       expect(res.status).toBe(200);
       const call = await until("the dialog", () => api.callsOf("views.open")[opened]);
       expect(call.args.trigger_id).toBe("111.222.trigger");

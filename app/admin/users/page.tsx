@@ -62,7 +62,11 @@ export default async function UsersPage() {
                 )}
               </p>
               {u.slack && (
-                <ActionForm action={unlinkSlackAction} submitLabel="Unlink Slack" confirm={`Unlink ${u.email}'s Slack account? Their next click in Slack links again by email.`}>
+                <ActionForm
+                  action={unlinkSlackAction}
+                  submitLabel="Unlink Slack"
+                  confirm={`Unlink ${u.email}'s Slack account? Their next click in Slack links again by email.`}
+                >
                   <input type="hidden" name="email" value={u.email} />
                 </ActionForm>
               )}
