@@ -62,10 +62,13 @@ const runId = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3
 const tmp = join(root, "bench", "tmp", runId);
 const profileDir = join(root, "bench", "tmp", "profiles", runId); // kept after the run (git-ignored)
 
+/** The steady phase's pace: ten webhooks a second, a busy team's agents rather than a burst. */
+const STEADY_INTERVAL_MS = 100;
 const P = quick
   ? {
       noopSeconds: 5,
       ingestN: 600,
+      steadyN: 100,
       consumeN: 800,
       liveSamples: 20,
       pageSamples: 12,
@@ -76,6 +79,7 @@ const P = quick
   : {
       noopSeconds: 10,
       ingestN: 3000,
+      steadyN: 300,
       consumeN: 2000,
       liveSamples: 20,
       pageSamples: 30,
@@ -486,8 +490,10 @@ async function main() {
   runHelper(["push-subscribe", setup.signIn.email, push.endpoint, push.keys.p256dh, push.keys.auth], helperEnv);
 
   // ---- 2. load on A
-  log(`signing ${P.ingestN + 50} realistic webhooks…`);
-  const { list: hooks, stats: hookStats } = await phase("webhooks", () => webhooksFor(setupFile, P.ingestN + 50, helperEnv));
+  log(`signing ${P.ingestN + 50 + P.steadyN} realistic webhooks…`);
+  const { list: allHooks, stats: hookStats } = await phase("webhooks", () => webhooksFor(setupFile, P.ingestN + 50 + P.steadyN, helperEnv));
+  const hooks = allHooks.slice(0, P.ingestN + 50);
+  const steadyHooks = allHooks.slice(P.ingestN + 50);
   const load = await phase("load", async () => {
     log("warm-up");
     await cannon({ url: `${base}/api/bench/noop`, connections: 4, duration: 1 });
@@ -520,6 +526,32 @@ async function main() {
     };
     log(
       `notifications: ${notify.email.messages} mails (p95 ${notify.email.p95} ms), ${notify.push.messages} pushes (p95 ${notify.push.p95} ms), drained ${drainSeconds} s after the load`,
+    );
+    // The same at a steady rate the app is not saturated by: one webhook every
+    // STEADY_INTERVAL_MS (open loop: each is sent on time, whatever the answers do).
+    log(`notifications at a steady rate: ${P.steadyN} webhooks, one every ${STEADY_INTERVAL_MS} ms`);
+    const steadyAccepted = new Map();
+    const [mails1, pushes1] = [smtp.mails.length, push.pushes.length];
+    const sends = [];
+    for (const h of steadyHooks) {
+      sends.push(
+        fetch(`${base}${h.path}`, { method: "POST", headers: h.headers, body: h.body }).then(async (res) => {
+          const body = await res.text();
+          if (res.ok) steadyAccepted.set(JSON.parse(body).approval_id, performance.now());
+        }),
+      );
+      await sleep(STEADY_INTERVAL_MS);
+    }
+    await Promise.all(sends);
+    const steadyDrain = await waitForDrain(smtp, push, { quietMs: 3000 });
+    notify.steady = {
+      rate_per_second: 1000 / STEADY_INTERVAL_MS,
+      drain_seconds: steadyDrain,
+      email: notifyLatencies(steadyAccepted, smtp.mails.slice(mails1)),
+      push: notifyLatencies(steadyAccepted, push.pushes.slice(pushes1)),
+    };
+    log(
+      `steady: ${notify.steady.email.messages} mails (p95 ${notify.steady.email.p95} ms), ${notify.steady.push.messages} pushes (p95 ${notify.steady.push.p95} ms)`,
     );
     log(`consume: ${P.consumeN} consumes at ${P.connections} concurrent executors`);
     const consume = await withCpu(app, () => cannon({ url: base, connections: P.connections, amount: P.consumeN, timeout: 30 }, consumes.slice(40)));
@@ -627,6 +659,7 @@ async function main() {
       met: (v) => v <= 2,
     },
     ...notifyFigures(notify),
+    ...notifyFigures(notify.steady, `at a steady ${notify.steady.rate_per_second} webhooks/s`),
     {
       key: "audit_verify_eps",
       figure: `audit verify events/s (${verify.events.toLocaleString("en-US")} events)`,

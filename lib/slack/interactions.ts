@@ -81,9 +81,13 @@ async function onButton(p: z.infer<typeof blockActions>): Promise<InteractionAns
     return { status: 200 };
   }
   if (action.action_id === ACTION.deny) {
-    const a = await db().approval.findUnique({ where: { id: id.data }, select: { tool: true } });
-    if (!a || !p.trigger_id) {
-      await tell("That request no longer exists.");
+    const [viewer, a] = await Promise.all([
+      loadViewer(actor.userId),
+      db().approval.findUnique({ where: { id: id.data }, select: { tool: true, requiredRoles: true, requestedBy: true, requesterKey: true } }),
+    ]);
+    // The dialog names the tool: only for someone who may see the request (the vote itself is checked on submit).
+    if (!a || !visibleTo(viewer, a) || !p.trigger_id) {
+      await tell("That request does not exist, or you may not see it.");
       return { status: 200 };
     }
     try {

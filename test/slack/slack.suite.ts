@@ -291,6 +291,12 @@ export function slackSuite(provider: Provider) {
         user: b.slackId,
       });
       expect(text).toBe("That request does not exist, or you may not see it.");
+      // Nor does Deny open its dialog (which names the tool) for someone who may not see the request.
+      const opened = api.callsOf("views.open").length;
+      expect(
+        await pressAndHear({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_deny", user: b.slackId }),
+      ).toBe("That request does not exist, or you may not see it.");
+      expect(api.callsOf("views.open")).toHaveLength(opened);
       expect(await db.review.count({ where: { approvalId: created.approval_id } })).toBe(0);
     });
 
