@@ -86,6 +86,14 @@ export function emailNotificationSuite(provider: Provider) {
       }
     }
 
+    // A delivery pass reads who may receive a message after it leases the
+    // message, and holds the lease until it records the outcome. Once every
+    // message is unleased after a change, no pass that read the state from
+    // before the change can still send; the next one reads the new state.
+    async function noAttemptInFlight(where: { approvalId: { in: string[] } }) {
+      await until("no attempt in flight", async () => (await db.notification.count({ where: { ...where, leaseOwner: { not: null } } })) === 0);
+    }
+
     it("tells exactly the reviewers who may decide, once each, without any argument value", async () => {
       const { a, b, tool, svc, ask } = await setUp();
       const created = await ask("c1");
@@ -180,6 +188,7 @@ export function emailNotificationSuite(provider: Provider) {
       // Meanwhile: a approves the first (one of two votes: still pending), and denies the second (decided).
       await recordReview(a.id, { approvalId: waiting.approval_id, decision: "approve", reason: "ok" });
       await recordReview(a.id, { approvalId: decided.approval_id, decision: "deny", reason: "no" });
+      await noAttemptInFlight({ approvalId: { in: ids } });
       await sink.start();
 
       await until("the message to b", async () => mailsAbout(waiting.approval_id).length >= 1);
@@ -249,6 +258,7 @@ export function emailNotificationSuite(provider: Provider) {
           async () => (await db.notification.count({ where: { approvalId: created.approval_id, channel: "email" } })) === 2,
         );
         await db.user.update({ where: { id: a.id }, data: { notifyEmail: false } });
+        await noAttemptInFlight({ approvalId: { in: [created.approval_id] } });
       } finally {
         await sink.start();
       }

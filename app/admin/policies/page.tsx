@@ -98,7 +98,7 @@ function PolicyFields({ p }: { p?: PolicyView }) {
         defaultValue={p?.slack_channel ?? ""}
         placeholder="#approvals"
         className="w-full sm:w-44"
-        help="Channel id or #name; every request goes there"
+        help="A channel id (C0123…) or #channel: every request goes there"
       />
     </>
   );

@@ -61,15 +61,15 @@ export default async function UsersPage() {
                   "not linked"
                 )}
               </p>
-              {u.slack && (
-                <ActionForm
-                  action={unlinkSlackAction}
-                  submitLabel="Unlink Slack"
-                  confirm={`Unlink ${u.email}'s Slack account? Their next click in Slack links again by email.`}
-                >
-                  <input type="hidden" name="email" value={u.email} />
-                </ActionForm>
-              )}
+              {/* Rendered when not linked too (disabled), so the unlink's answer stays on screen. */}
+              <ActionForm
+                action={unlinkSlackAction}
+                submitLabel="Unlink Slack"
+                disabled={!u.slack}
+                confirm={`Unlink ${u.email}'s Slack account? Their next click in Slack links again by email.`}
+              >
+                <input type="hidden" name="email" value={u.email} />
+              </ActionForm>
 
               <div>
                 <h3 className="mb-1 text-sm font-semibold">Roles</h3>
