@@ -10,6 +10,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { whenParentGone } from "./server/when-parent-gone.mjs";
 import { ConfigError, env } from "@/lib/env";
 import { loadOrCreateLocalSecrets, SECRET_NAMES, VAPID_NAMES } from "@/lib/local-secrets";
 import { prepareDatabase } from "@/lib/startup/prepare";
@@ -80,6 +81,8 @@ async function main() {
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  // Its own launcher gone (scripts/server/when-parent-gone.mjs): stop the server; its exit ends this process.
+  whenParentGone(() => child.kill("SIGTERM"));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 
   if (demoService) {

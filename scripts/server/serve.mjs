@@ -10,6 +10,7 @@
 import { createServer } from "node:http";
 import next from "next";
 import { clientAddressFrom } from "./client-address.mjs";
+import { whenParentGone } from "./when-parent-gone.mjs";
 
 /** Keep in step with lib/http/client-address.ts. */
 const CLIENT_ADDRESS_HEADER = "x-countersign-client-address";
@@ -61,20 +62,26 @@ server.on("error", (err) => {
 server.listen(port, () => console.log(`countersign: server ready on port ${port}`));
 
 let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    // close() waits for requests in flight (Node closes idle keep-alive sockets);
-    // lib/background.ts ends long-polls and streams on the same signal.
-    // A kept-alive connection would hold close() for up to keepAliveTimeout:
-    // close each one as soon as it is idle (requests in flight finish first).
-    setInterval(() => server.closeIdleConnections(), 200).unref();
-    server.close(() => {
-      void app
-        .close()
-        .catch((err) => console.error(err))
-        .finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
-    });
+const shutDown = (signal) => {
+  if (stopping) return;
+  stopping = true;
+  // close() waits for requests in flight (Node closes idle keep-alive sockets);
+  // lib/background.ts ends long-polls and streams on the same signal.
+  // A kept-alive connection would hold close() for up to keepAliveTimeout:
+  // close each one as soon as it is idle (requests in flight finish first).
+  setInterval(() => server.closeIdleConnections(), 200).unref();
+  server.close(() => {
+    void app
+      .close()
+      .catch((err) => console.error(err))
+      .finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
   });
-}
+};
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => shutDown(signal));
+
+// Orphaned (scripts/server/when-parent-gone.mjs): shut down as on SIGTERM,
+// sent to itself so the app's own handlers run too, and exit regardless after 30 s.
+whenParentGone(() => {
+  setTimeout(() => process.exit(143), 30_000).unref();
+  process.kill(process.pid, "SIGTERM");
+});

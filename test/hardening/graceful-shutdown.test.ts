@@ -6,7 +6,7 @@
 // before the long-poll's wait or the receiver's delay would have run out.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
@@ -114,4 +114,40 @@ describe("graceful shutdown on SIGTERM (sqlite)", () => {
     expect(app.output()).toContain('"msg":"SIGTERM: shutting down"');
     console.log(`graceful shutdown: exited ${exitSeconds.toFixed(1)} s after SIGTERM with a long-poll, a stream and a callback in flight`);
   }, 120_000);
+
+  it("shuts the server down by itself when `npm start`'s launcher is killed outright", async () => {
+    const orphaned = await startAppServer({
+      port: await freePort(),
+      env: { ...app.env, COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-orphan-")) },
+    });
+    try {
+      const launcher = orphaned.child.pid!;
+      // tsx's launcher, then scripts/start.ts, then the server it starts.
+      const chain = descendants(launcher);
+      expect(chain.length).toBeGreaterThanOrEqual(2);
+      // SIGKILL to the launcher alone: nothing forwards a signal to the others.
+      process.kill(launcher, "SIGKILL");
+      const deadline = Date.now() + 30_000;
+      while (chain.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(chain.filter(alive)).toEqual([]);
+      await expect(fetch(`${orphaned.baseUrl}/api/health`)).rejects.toThrow();
+    } finally {
+      await orphaned.stop();
+    }
+  }, 120_000);
 });
+
+/** A process's children, their children, and so on (Linux /proc). */
+function descendants(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  return children.flatMap((c) => [c, ...descendants(c)]);
+}
+
+/** Whether a process still runs (a zombie waiting to be reaped has exited). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}

@@ -12,6 +12,22 @@ export type AppServer = {
   output: () => string;
 };
 
+const running = new Set<ChildProcess>();
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // the group is gone already
+  }
+}
+
+// Vitest can end a process without the tests' own clean-up (a close that
+// timed out): servers still running then would outlive it, busy for good.
+process.once("exit", () => {
+  for (const child of running) signalGroup(child, "SIGKILL");
+});
+
 /** `publicUrl`: the address users see (APP_URL/AUTH_URL), e.g. https behind a TLS proxy; the server itself listens on plain http. */
 export async function startAppServer(opts: { port: number; env: Record<string, string>; publicUrl?: string }): Promise<AppServer> {
   const root = process.cwd();
@@ -30,11 +46,16 @@ export async function startAppServer(opts: { port: number; env: Record<string, s
     NEXT_TELEMETRY_DISABLED: "1",
   };
   let out = "";
+  // A process group of its own (the launcher and the server it starts), so
+  // stopping it stops both, and whatever is left when the tests exit dies too.
   const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/start.ts"], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
   });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
 
@@ -48,7 +69,7 @@ export async function startAppServer(opts: { port: number; env: Record<string, s
       // not listening yet
     }
     if (Date.now() > deadline) {
-      child.kill("SIGKILL");
+      signalGroup(child, "SIGKILL");
       throw new Error(`app did not start in time:\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 250));
@@ -61,10 +82,10 @@ export async function startAppServer(opts: { port: number; env: Record<string, s
     output: () => out,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-        setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
+        signalGroup(child, "SIGTERM");
+        setTimeout(() => signalGroup(child, "SIGKILL"), 10_000).unref();
       }),
   };
 }
