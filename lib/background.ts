@@ -51,34 +51,46 @@ async function tick(state: State): Promise<void> {
   }
 }
 
+/** Delivery passes at once: a pass waits on its slowest sends; the others meanwhile take what the fan-out writes. */
+const DELIVERY_LANES = 3;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /** Fans out and delivers until nothing more is due or `until`; true if work was left. */
 async function drainNotifications(state: State, until: number): Promise<boolean> {
-  let fanningOut = true;
+  let fanOutDone = false;
+  let passesUnderWay = 0;
   let left = false;
+  // Requests keep arriving while messages go out: the fan-out looks again
+  // until it finds nothing due and no delivery pass is under way.
   const fanOut = async () => {
     try {
       for (;;) {
         if (state.stopping) return;
-        const full = (await fanOutDueTriggers()) === NOTIFY_TRIGGER_BATCH;
-        if (!full) return;
-        if (Date.now() >= until) return void (left = true);
+        const due = await fanOutDueTriggers();
+        if (Date.now() >= until) return void (left ||= due === NOTIFY_TRIGGER_BATCH);
+        if (due === NOTIFY_TRIGGER_BATCH) continue;
+        if (due === 0 && passesUnderWay === 0) return;
+        await pause(25);
       }
     } finally {
-      fanningOut = false;
+      fanOutDone = true;
     }
   };
   const deliver = async () => {
     for (;;) {
       if (state.stopping) return;
-      const attempted = await deliverDueNotifications();
-      if (attempted < NOTIFY_MESSAGE_BATCH && !fanningOut) return;
+      passesUnderWay++;
+      const attempted = await deliverDueNotifications().finally(() => passesUnderWay--);
       if (Date.now() >= until) return void (left ||= attempted === NOTIFY_MESSAGE_BATCH);
-      // Nothing due yet while the fan-out is still writing: look again shortly.
-      if (attempted === 0) await new Promise((r) => setTimeout(r, 20));
+      if (attempted === NOTIFY_MESSAGE_BATCH) continue;
+      if (fanOutDone) return;
+      // Nothing (or little) due while the fan-out is still writing: look again shortly.
+      await pause(20);
     }
   };
-  // Both finish before the tick ends, even when one fails.
-  const failed = (await Promise.allSettled([fanOut(), deliver()])).find((r) => r.status === "rejected");
+  // All finish before the tick ends, even when one fails.
+  const results = await Promise.allSettled([fanOut(), ...Array.from({ length: DELIVERY_LANES }, deliver)]);
+  const failed = results.find((r) => r.status === "rejected");
   if (failed) throw failed.reason;
   return left;
 }

@@ -4,7 +4,7 @@
 // host. Against a real local HTTP server.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pinnedPost } from "./pinned-post";
+import { pinnedPost } from "./pinned-post.mjs";
 
 describe("pinnedPost", () => {
   let server: Server;

@@ -6,7 +6,7 @@ import "server-only";
 import { signWebhook, unixNow } from "@countersign/client";
 import { isShuttingDown, shutdownSignal } from "../shutdown";
 import { callbackTargetPolicy, resolveCallbackTarget, type TargetCheck } from "./callback-target";
-import { pinnedPost } from "./pinned-post";
+import { pinnedPost } from "./pinned-post.mjs";
 
 const TIMEOUT_MS = 10_000;
 

@@ -40,8 +40,8 @@ const LEASE_MS = 60_000;
  */
 const BATCH_BUDGET_MS = 40_000;
 const GIVE_UP_AFTER_MS = 25 * 3600 * 1000;
-/** How many messages of a batch are on their way at once (SMTP connections, push requests, webhooks). */
-const SEND_CONCURRENCY = 16;
+/** How many messages of a batch are on their way at once: emails and pushes wait on the sending thread (send-thread.ts), webhooks here. */
+const SEND_CONCURRENCY = 64;
 let passes = 0;
 
 type Message = Awaited<ReturnType<Db["notification"]["findMany"]>>[number];

@@ -5,11 +5,9 @@
 // checked like a callback target (lib/callbacks/callback-target.ts) and
 // connected to only at the addresses checked; no redirect is followed.
 import "server-only";
-import http from "node:http";
-import https from "node:https";
-import type { LookupAddress } from "node:dns";
 import webpush from "web-push";
-import { callbackTargetPolicy, resolveCallbackTarget, type ResolvedAddress } from "../callbacks/callback-target";
+import { callbackTargetPolicy, resolveCallbackTarget } from "../callbacks/callback-target";
+import { postPinned } from "./send-thread";
 import { env } from "../env";
 
 export type PushTarget = { endpoint: string; p256dh: string; auth: string };
@@ -66,7 +64,15 @@ export async function sendWebPush(
       .map(([k, v]) => [k, String(v)]),
   );
   try {
-    const statusCode = await post(check.url, check.hostname, check.addresses, headers, request.body ?? Buffer.alloc(0));
+    // Sent on the sending thread (send-worker.mjs), to the checked addresses only.
+    const statusCode = await postPinned({
+      url: check.url.href,
+      hostname: check.hostname,
+      addresses: check.addresses,
+      headers,
+      body: request.body ?? Buffer.alloc(0),
+      timeoutMs: TIMEOUT_MS,
+    });
     if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode };
     return { ok: false, gone: statusCode === 404 || statusCode === 410, error: `HTTP ${statusCode} from the push service` };
   } catch (err) {
@@ -74,33 +80,4 @@ export async function sendWebPush(
     const kind = (err as Error).name === "AbortError" || code === "ABORT_ERR" ? "no answer within 10 s" : `connection failed (${code ?? "error"})`;
     return { ok: false, gone: false, error: kind };
   }
-}
-
-/** POST to the checked addresses only; resolves with the status code, the answer's body unread. */
-function post(url: URL, hostname: string, addresses: ResolvedAddress[], headers: Record<string, string>, body: Buffer): Promise<number> {
-  const client = url.protocol === "https:" ? https : http;
-  const lookup = (_h: string, options: { all?: boolean }, cb: (err: Error | null, a: string | LookupAddress[], f?: number) => void) => {
-    if (options.all) cb(null, addresses);
-    else cb(null, addresses[0]!.address, addresses[0]!.family);
-  };
-  return new Promise<number>((resolve, reject) => {
-    const req = client.request(
-      {
-        method: "POST",
-        hostname,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        headers: { ...headers, host: url.host, "content-length": String(body.length) },
-        lookup: lookup as never,
-        agent: false,
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      },
-      (res) => {
-        resolve(res.statusCode ?? 0);
-        res.destroy();
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
 }

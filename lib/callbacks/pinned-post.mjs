@@ -2,16 +2,14 @@
 // (callback-target.ts): the request's own DNS lookup is replaced by one that
 // answers only with those addresses, so what is connected to is exactly what
 // was checked. TLS still verifies the certificate against the host name.
-// Redirects are never followed (node:http does not follow them).
+// Redirects are never followed (node:http does not follow them). Plain
+// JavaScript: the sending thread (lib/notifications/send-worker.mjs) loads it
+// as it is, outside the app's build.
 import http from "node:http";
 import https from "node:https";
-import type { LookupAddress, LookupAllOptions, LookupOneOptions } from "node:dns";
-import type { ResolvedAddress } from "./callback-target";
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-function pinnedLookup(addresses: ResolvedAddress[]) {
-  return (_hostname: string, options: LookupOneOptions | LookupAllOptions | number, callback: LookupCallback): void => {
+function pinnedLookup(addresses) {
+  return (_hostname, options, callback) => {
     const family = typeof options === "number" ? options : (options.family ?? 0);
     const wanted = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
     if (wanted.length === 0) {
@@ -23,21 +21,14 @@ function pinnedLookup(addresses: ResolvedAddress[]) {
         null,
         wanted.map((a) => ({ address: a.address, family: a.family })),
       );
-    else callback(null, wanted[0]!.address, wanted[0]!.family);
+    else callback(null, wanted[0].address, wanted[0].family);
   };
 }
 
 /** Sends the request; resolves with the status code. The body of the answer is discarded unread. */
-export function pinnedPost(
-  url: URL,
-  hostname: string,
-  addresses: ResolvedAddress[],
-  headers: Record<string, string>,
-  body: string,
-  signal: AbortSignal,
-): Promise<number> {
+export function pinnedPost(url, hostname, addresses, headers, body, signal) {
   const client = url.protocol === "https:" ? https : http;
-  return new Promise<number>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const req = client.request(
       {
         method: "POST",
@@ -46,7 +37,7 @@ export function pinnedPost(
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
         headers: { ...headers, host: url.host, "content-length": String(Buffer.byteLength(body)) },
-        lookup: pinnedLookup(addresses) as never,
+        lookup: pinnedLookup(addresses),
         agent: false, // no pooled socket from an earlier, differently checked request
         signal,
       },
