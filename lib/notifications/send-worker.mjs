@@ -22,24 +22,25 @@ const smtp = () => (transport ??= createTransport(smtpPool(workerData.smtpUrl)))
 
 const failure = (id, e) => ({ id, ok: false, name: e instanceof Error ? e.name : "Error", code: typeof e?.code === "string" ? e.code : undefined });
 
+/** One request: SMTP or a POST. A failure of any kind, even a synchronous one, becomes its answer, never the thread's end. */
+async function handle(msg) {
+  if (msg.smtp) {
+    await smtp().sendMail(msg.smtp);
+    return {};
+  }
+  const p = msg.post;
+  const statusCode = await pinnedPost(new URL(p.url), p.hostname, p.addresses, p.headers, Buffer.from(p.body), AbortSignal.timeout(p.timeoutMs));
+  return { statusCode };
+}
+
 parentPort.on("message", (msg) => {
   if (msg.close) {
     transport?.close();
     parentPort.close();
     return;
   }
-  if (msg.smtp) {
-    smtp()
-      .sendMail(msg.smtp)
-      .then(
-        () => parentPort.postMessage({ id: msg.id, ok: true }),
-        (e) => parentPort.postMessage(failure(msg.id, e)),
-      );
-    return;
-  }
-  const p = msg.post;
-  pinnedPost(new URL(p.url), p.hostname, p.addresses, p.headers, Buffer.from(p.body), AbortSignal.timeout(p.timeoutMs)).then(
-    (statusCode) => parentPort.postMessage({ id: msg.id, ok: true, statusCode }),
+  handle(msg).then(
+    (r) => parentPort.postMessage({ id: msg.id, ok: true, ...r }),
     (e) => parentPort.postMessage(failure(msg.id, e)),
   );
 });
