@@ -9,7 +9,7 @@ import { deliverDueCallbacks, releaseLeases } from "./callbacks/deliver-callback
 import { sweepExpired } from "./approvals/expire-approval";
 import { fanOutDueTriggers } from "./notifications/fan-out";
 import { deliverDueNotifications, releaseNotificationLeases } from "./notifications/deliver-notifications";
-import { closeSmtpConnections } from "./notifications/mailer";
+import { stopSendThread } from "./notifications/send-thread";
 import { NOTIFY_MESSAGE_BATCH, NOTIFY_TRIGGER_BATCH } from "./notifications/batch";
 import { pruneRateLimits } from "./rate-limit";
 import { flushRefusalTallies } from "./audit/refusal-tallies";
@@ -133,7 +133,8 @@ export async function stopBackgroundWork(): Promise<void> {
   while (state.running) await new Promise((r) => setTimeout(r, 50));
   await releaseLeases().catch(() => undefined);
   await releaseNotificationLeases().catch(() => undefined);
-  closeSmtpConnections();
+  // Closes the kept-open SMTP connections; a pass still sending has ended above.
+  stopSendThread();
   // Best effort: whatever is not flushed stays in refusal_tallies, and any
   // instance (or this one's successor) flushes it later. Nothing is lost.
   await flushRefusalTallies().catch(() => undefined);

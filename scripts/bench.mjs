@@ -659,7 +659,7 @@ async function main() {
       met: (v) => v <= 2,
     },
     ...notifyFigures(notify),
-    ...notifyFigures(notify.steady, `at a steady ${notify.steady.rate_per_second} webhooks/s`),
+    ...notifyFigures(notify.steady, { when: `at a steady ${notify.steady.rate_per_second} webhooks/s`, keySuffix: "_steady" }),
     {
       key: "audit_verify_eps",
       figure: `audit verify events/s (${verify.events.toLocaleString("en-US")} events)`,

@@ -4,9 +4,7 @@
 // newcomer sees notifications work; otherwise the email channel is off.
 import "server-only";
 import { env } from "../env";
-import { sendSmtp, stopSendThread } from "./send-thread";
-
-export { SMTP_DEFAULTS, smtpPool } from "./smtp-transport.mjs";
+import { sendSmtp } from "./send-thread";
 
 export type EmailChannel = "smtp" | "local" | "off";
 
@@ -29,9 +27,4 @@ export async function sendEmail(m: Email): Promise<void> {
     // Stable across retries, so a receiving server can drop a duplicate.
     messageId: `<${m.messageId}@countersign>`,
   });
-}
-
-/** Closes the kept-open SMTP connections (on shutdown); the next message opens new ones. */
-export function closeSmtpConnections(): void {
-  stopSendThread();
 }

@@ -10,7 +10,7 @@ import SMTPPool from "nodemailer/lib/smtp-pool/index.js";
  * EHLO) costs far more than the message. Bounded waits: a stalled server
  * must fail an attempt (and be retried), not hold the lease.
  */
-export const SMTP_DEFAULTS = Object.freeze({
+const SMTP_DEFAULTS = Object.freeze({
   maxConnections: 4,
   maxMessages: 1000,
   connectionTimeout: 10_000,

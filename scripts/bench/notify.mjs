@@ -179,10 +179,9 @@ export function notifyLatencies(accepted, arrivals) {
  * arrived when the wait ended fails the figure: its latency is unknown, and
  * leaving it out would flatter the p95.
  */
-export function notifyFigures(n, when = "during the ingest load") {
-  const suffix = when === "during the ingest load" ? "" : "_steady";
+export function notifyFigures(n, { when = "during the ingest load", keySuffix = "" } = {}) {
   const row = (key, what, r) => ({
-    key: `${key}${suffix}`,
+    key: `${key}${keySuffix}`,
     figure: `Webhook accepted → ${what}, p95 (${when})`,
     value: r.p95 == null ? null : r.p95 / 1000,
     detail:

@@ -6,6 +6,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SMTPServer } from "smtp-server";
 import { freePort } from "../helpers/ports";
+import { smtpPool } from "@/lib/notifications/smtp-transport.mjs";
 
 let smtp: SMTPServer;
 let port: number;
@@ -36,13 +37,13 @@ beforeAll(async () => {
   mailer = await import("@/lib/notifications/mailer");
 });
 afterAll(async () => {
-  mailer.closeSmtpConnections();
+  (await import("@/lib/notifications/send-thread")).stopSendThread();
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
 });
 
 describe("smtpPool", () => {
   it("pools connections with bounded waits, and SMTP_URL's query overrides them", () => {
-    const pool = mailer.smtpPool("smtps://user:p%40ss@mail.example.com:465/?maxConnections=2&tls.rejectUnauthorized=false");
+    const pool = smtpPool("smtps://user:p%40ss@mail.example.com:465/?maxConnections=2&tls.rejectUnauthorized=false");
     expect(pool.options).toMatchObject({
       host: "mail.example.com",
       port: 465,
@@ -88,7 +89,7 @@ describe("a mail server that goes down and comes back", () => {
         },
       });
     const { createTransport } = await import("nodemailer");
-    const transport = createTransport(mailer.smtpPool(`smtp://127.0.0.1:${outagePort}`));
+    const transport = createTransport(smtpPool(`smtp://127.0.0.1:${outagePort}`));
     const send = (to: string) =>
       transport.sendMail({ from: "a@example.com", to, text: "t" }).then(
         () => "sent",
@@ -123,7 +124,7 @@ describe("a server that accepts the connection and never greets", () => {
     silent = createServer((s) => sockets.push(s));
     await new Promise<void>((resolve) => silent.listen(silentPort, "127.0.0.1", resolve));
     const { createTransport } = await import("nodemailer");
-    const transport = createTransport(mailer.smtpPool(`smtp://127.0.0.1:${silentPort}/?greetingTimeout=300`));
+    const transport = createTransport(smtpPool(`smtp://127.0.0.1:${silentPort}/?greetingTimeout=300`));
     const started = Date.now();
     await expect(transport.sendMail({ from: "a@example.com", to: "b@example.com", text: "t" })).rejects.toMatchObject({ code: "ETIMEDOUT" });
     expect(Date.now() - started).toBeLessThan(5000);
