@@ -31,6 +31,7 @@ const TONES: Record<Outcome["tone"], string> = {
   denied: "border-red-300 bg-red-50",
   expired: "border-slate-300 bg-slate-100",
   cancelled: "border-slate-300 bg-slate-100",
+  revised: "border-amber-300 bg-amber-50",
 };
 
 // setTimeout's longest delay (about 24.8 days); a later expiry is re-armed by the next render.

@@ -18,7 +18,7 @@ export type QueueFilterValues = {
 };
 
 const EFFECTS = ["read", "write", "destructive"] as const;
-const STATUSES = ["pending", "approved", "denied", "expired", "cancelled"] as const;
+const STATUSES = ["pending", "approved", "denied", "expired", "cancelled", "revised"] as const;
 const ORDERS = [
   ["oldest", "Oldest first"],
   ["newest", "Newest first"],

@@ -6,6 +6,7 @@ const STYLES: Record<string, string> = {
   denied: "bg-red-100 text-red-900",
   expired: "bg-slate-200 text-slate-800",
   cancelled: "bg-slate-200 text-slate-800",
+  revised: "bg-amber-100 text-amber-900",
   active: "bg-green-100 text-green-900",
   disabled: "bg-red-100 text-red-900",
   sent: "bg-green-100 text-green-900",

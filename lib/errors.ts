@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   "not-decided": 409,
   "already-decided": 409,
   "already-reviewed": 409,
+  // A second revision of one proposal (docs/revisions.md).
+  "already-revised": 409,
   expired: 409,
   conflict: 409,
   "last-admin": 409,

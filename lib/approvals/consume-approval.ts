@@ -16,9 +16,11 @@ import { expireIfDue } from "./expire-approval";
 import { parseDecidedBy } from "./present";
 import { reviewTrail } from "./review-trail";
 import type { consumeRequestSchema } from "./schemas";
+import type { JsonPatch } from "@countersign/client";
 
 type Binding = z.infer<typeof consumeRequestSchema>;
-const CONSUMABLE = ["approved", "denied", "expired"] as const;
+// "revised": the executor takes the proposed changes (docs/revisions.md); the call never runs as it was.
+const CONSUMABLE = ["approved", "denied", "expired", "revised"] as const;
 
 export async function consumeApproval(service: AuthenticatedService, approvalId: string, binding: Binding) {
   const signingKey = await currentSigningKey();
@@ -87,6 +89,8 @@ type ConsumedRow = {
   decidedAt: Date | null;
   expiresAt: Date;
   decidedBy: string;
+  patch: string | null;
+  patchReason: string | null;
 };
 
 /**
@@ -128,5 +132,8 @@ async function consumed(tx: Tx, service: AuthenticatedService, row: ConsumedRow,
     consumed_at: claims.consumed_at,
     reviews,
     receipt,
+    ...(decision === "revised" && row.patch !== null
+      ? { patch: JSON.parse(row.patch) as JsonPatch, proposal: { by: decidedBy[0] ?? "", reason: row.patchReason ?? "", at: decidedAt } }
+      : {}),
   };
 }

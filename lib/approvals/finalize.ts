@@ -9,13 +9,15 @@ import type { Actor } from "../audit/events";
 import { enqueueCallback } from "../callbacks/enqueue-callback";
 import { announceChange } from "./changes";
 
-export type Decision = "approved" | "denied" | "expired" | "cancelled";
+export type Decision = "approved" | "denied" | "expired" | "cancelled" | "revised";
 
 const EVENT = {
   approved: "approval.decided",
   denied: "approval.decided",
   expired: "approval.expired",
   cancelled: "approval.cancelled",
+  // A reviewer proposed changes instead (docs/revisions.md): decided, and it never runs.
+  revised: "approval.decided",
 } as const;
 
 export async function finalizeApproval(

@@ -20,6 +20,9 @@ import { announceChange, emitLocalChange } from "./changes";
 import { nudgeBackgroundWork } from "../background";
 import { approvalCreatedBody } from "./present";
 import type { ApprovalCreated, ApprovalRequested } from "./schemas";
+import { redactArguments } from "../revisions/hidden-values";
+import { checkRevision, type RevisionCheck } from "../revisions/check-revision";
+import { recordVoteInTx } from "../reviews/record-review";
 
 export type IngestResult = { created: boolean; body: ApprovalCreated };
 
@@ -52,6 +55,25 @@ function isUniqueViolation(e: unknown): boolean {
   return typeof e === "object" && e !== null && "code" in e && (e as { code: unknown }).code === "P2002";
 }
 
+/**
+ * The proposer's approval of a matching revision, recorded through the one
+ * vote function at the revision's creation instant (so a quorum of one
+ * decides it as it arrives). Returns the row as it then is, or null when the
+ * proposer may no longer vote on it (nothing is recorded then).
+ */
+async function carryProposerVote(tx: Tx, approvalId: string, revision: RevisionCheck, at: Date) {
+  try {
+    await recordVoteInTx(tx, revision.proposerId, { approvalId, decision: "approve", reason: revision.reason }, "revision", {
+      at,
+      extra: { carried_from: revision.revisesId },
+    });
+  } catch (e) {
+    if (e instanceof AppError) return null;
+    throw e;
+  }
+  return tx.approval.findUniqueOrThrow({ where: { id: approvalId } });
+}
+
 export async function ingestApproval(service: ServiceAuth, webhookId: string, event: ApprovalRequested): Promise<IngestResult> {
   const { data } = event;
   // Salted when the sender salted (docs/security.md); the salt is kept for binding only and
@@ -73,7 +95,10 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
       throw new AppError("invalid-request", `${field} ${message}`, { issues: [{ path: `data.${field}`, message }] });
     }
   }
-  const redactedArgs = JSON.stringify(redactor.redactValue(data.arguments).value);
+  const { view, hidden } = redactArguments(redactor, service.id, data.arguments);
+  const redactedArgs = JSON.stringify(view);
+  // A revision is compared with its proposal before anything is stored (the original is final).
+  const revision = data.revises === undefined ? null : await checkRevision(db(), service.id, data.revises, { tool: data.tool, view, hidden });
   const summary = data.summary === undefined ? null : redactor.redactText(data.summary);
   const ttl = Math.min(data.expires_in ?? policy.ttlSeconds, policy.ttlSeconds);
   const now = Date.now();
@@ -100,6 +125,14 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
           argsDigest: digest,
           argsSalt: data.args_salt ?? null,
           redactedArgs,
+          redactedDigests: JSON.stringify(hidden),
+          ...(revision
+            ? {
+                revisesId: revision.revisesId,
+                revisionMatch: revision.match,
+                revisionDiffers: revision.differs ? JSON.stringify(revision.differs) : null,
+              }
+            : {}),
           policyName: policy.name,
           requiredRoles,
           quorum: policy.quorum,
@@ -136,8 +169,15 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
           policy: policy.name,
           quorum: policy.quorum,
           ...(approval.quorumUnreachable ? { quorum_unreachable: true, possible_approvers: possible } : {}),
+          ...(revision ? { revises: revision.revisesId, revision: revision.match ? "matches" : "differs" } : {}),
         },
       });
+      if (revision?.match) {
+        // The proposer approved these arguments: their vote counts here, under every rule
+        // of a vote cast now (role held, not the requester, …), or not at all.
+        const carried = await carryProposerVote(tx, approval.id, revision, approval.createdAt);
+        if (carried) return { created: true, body: approvalCreatedBody(carried) };
+      }
       return { created: true, body: approvalCreatedBody(approval) };
     });
     emitLocalChange(result.body.approval_id);
@@ -150,6 +190,8 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
     if (isUniqueViolation(e)) {
       const raced = await findRepeat(db(), service, webhookId, data, digest);
       if (raced) return raced;
+      // Not a repeat: another call already revised that request (one revision per proposal).
+      if (revision) throw new AppError("already-revised", "that request was already revised by another call");
     }
     throw e;
   }

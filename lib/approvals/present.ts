@@ -2,22 +2,41 @@
 // first answer and every idempotent repeat are byte-for-byte the same.
 import { env } from "../env";
 import { APPROVAL_STATUSES, type ApprovalCreated, type ApprovalStatus, type ReviewEntry } from "./schemas";
+import type { ApprovalWarning } from "@countersign/client";
 import { parseStringList } from "../string-list";
 
-type Row = { id: string; argsDigest: string; expiresAt: Date; quorumUnreachable: boolean };
+type Row = {
+  id: string;
+  argsDigest: string;
+  expiresAt: Date;
+  quorumUnreachable: boolean;
+  status: string;
+  createdAt: Date;
+  decidedAt: Date | null;
+  revisionMatch: boolean | null;
+};
 
 export function reviewUrl(id: string): string {
   return `${env().appUrl}/approvals/${id}`;
 }
 
+/**
+ * The webhook's answer. `approved` only for a request decided as it arrived
+ * (decided at its creation instant, in the ingest transaction), so that a
+ * repeat delivery gets the first answer however the request went on.
+ */
 export function approvalCreatedBody(a: Row): ApprovalCreated {
+  const warnings: ApprovalWarning[] = [];
+  if (a.quorumUnreachable) warnings.push("quorum-unreachable");
+  if (a.revisionMatch === false) warnings.push("revision-differs");
+  const approvedOnArrival = a.status === "approved" && a.decidedAt?.getTime() === a.createdAt.getTime();
   return {
     approval_id: a.id,
-    status: "pending",
+    status: approvedOnArrival ? "approved" : "pending",
     args_digest: a.argsDigest,
     expires_at: a.expiresAt.toISOString(),
     review_url: reviewUrl(a.id),
-    ...(a.quorumUnreachable ? { warnings: ["quorum-unreachable" as const] } : {}),
+    ...(warnings.length ? { warnings } : {}),
   };
 }
 

@@ -93,6 +93,13 @@ export const approvalRequestedSchema = z.object({
       .superRefine(noSecret)
       .optional(),
     expires_in: z.number().int().min(1).max(MAX_TTL_SECONDS).optional(),
+    // The revised request whose proposed changes these arguments carry (docs/revisions.md).
+    revises: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[^\p{C}]+$/u, "must contain only printable characters")
+      .optional(),
   }),
 });
 
@@ -100,18 +107,21 @@ export type ApprovalRequested = z.infer<typeof approvalRequestedSchema>;
 
 export const approvalCreatedSchema = z.object({
   approval_id: z.string(),
-  status: z.literal("pending"),
+  status: z.enum(["pending", "approved"]).describe("approved: decided as it arrived (a revision whose proposer's approval met the quorum)"),
   args_digest: argsDigestSchema,
   expires_at: z.iso.datetime(),
   review_url: z.url(),
   warnings: z
     .array(z.enum(APPROVAL_WARNINGS))
     .optional()
-    .describe("quorum-unreachable: fewer people could approve it than its quorum needs, so it can only be denied or expire"),
+    .describe(
+      "quorum-unreachable: fewer people could approve it than its quorum needs, so it can only be denied or expire; " +
+        "revision-differs: a revision whose arguments are not the original's with the proposed changes applied, so nothing was carried over",
+    ),
 });
 export type { ApprovalCreated, ApprovalStatus };
 
-export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired", "cancelled"] as const satisfies readonly ApprovalStatus[];
+export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired", "cancelled", "revised"] as const satisfies readonly ApprovalStatus[];
 
 /** One reviewer's vote as the owning service sees it; `reason` is the reviewer's own text. */
 export const reviewEntrySchema = z.object({
@@ -144,14 +154,27 @@ export const consumeRequestSchema = z.object({
   args_digest: argsDigestSchema,
 });
 
+/** An RFC 6902 patch as it goes over the wire (lib/revisions/patch.ts checks proposals in full). */
+const wirePatchSchema = z
+  .array(
+    z.union([
+      z.object({ op: z.literal("add"), path: z.string(), value: z.unknown() }),
+      z.object({ op: z.literal("replace"), path: z.string(), value: z.unknown() }),
+      z.object({ op: z.literal("remove"), path: z.string() }),
+    ]),
+  )
+  .describe("RFC 6902 operations on the arguments: apply them to your own arguments and ask again with data.revises");
+
 export const consumeResultSchema = z.object({
   approval_id: z.string(),
-  decision: z.enum(["approved", "denied", "expired"]),
+  decision: z.enum(["approved", "denied", "expired", "revised"]),
   decided_by: z.array(z.string()),
   decided_at: z.iso.datetime(),
   consumed_at: z.iso.datetime(),
   reviews: reviewsSchema,
   receipt: z.string(),
+  patch: wirePatchSchema.optional(),
+  proposal: z.object({ by: z.string(), reason: z.string(), at: z.iso.datetime() }).optional().describe("who proposed the changes, why, and when"),
 });
 
 export const errorBodySchema = z.object({

@@ -10,6 +10,10 @@ export const AUDIT_EVENT_TYPES = [
   "approval.expired",
   "approval.cancelled",
   "approval.consumed",
+  // A reviewer answered with changes (docs/revisions.md); the request then ends "revised".
+  "revision.proposed",
+  // "Approve all" / "Deny all" on a run's page: one event for the batch beside each vote's own.
+  "run.reviewed",
   // Nobody decided in time: the policy's escalation roles joined the required roles (lib/notifications/escalate.ts).
   "approval.escalated",
   "consume.refused",

@@ -7,6 +7,7 @@ import "server-only";
 import type { Tx } from "../db/client";
 import { newId } from "../ids";
 import { reviewTrail } from "../approvals/review-trail";
+import type { Decision } from "../approvals/finalize";
 
 export type DecisionNotice = {
   approvalId: string;
@@ -15,7 +16,7 @@ export type DecisionNotice = {
   callId: string;
   tool: string;
   argsDigest: string;
-  decision: "approved" | "denied" | "expired" | "cancelled";
+  decision: Decision;
   decidedBy: string[];
   decidedAt: Date;
 };

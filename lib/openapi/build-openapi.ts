@@ -40,7 +40,7 @@ const callbackSchema = z.object({
     call_id: z.string(),
     tool: z.string(),
     args_digest: z.string(),
-    decision: z.enum(["approved", "denied", "expired", "cancelled"]),
+    decision: z.enum(["approved", "denied", "expired", "cancelled", "revised"]),
     decided_by: z.array(z.string()),
     decided_at: z.iso.datetime(),
     reviews: reviewsSchema,

@@ -16,7 +16,7 @@ import {
   type SectionPage,
 } from "./section-sql";
 
-const DECIDED_STATUSES = ["approved", "denied", "expired", "cancelled"] as const;
+const DECIDED_STATUSES = ["approved", "denied", "expired", "cancelled", "revised"] as const;
 const ORDER: Order = { key: "decided", dir: "desc" };
 
 /**

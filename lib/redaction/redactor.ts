@@ -16,6 +16,16 @@ export type RedactionResult = {
   hits: number;
 };
 
+/**
+ * Called for each part of the input that the copy does not show as it is:
+ * a value ("value": a string with anything hidden in it, a card number, the
+ * value of a secret-named key, or the whole input when reading it failed)
+ * or an object key ("key": redacted, or renamed to avoid a collision).
+ * `pointer` is the JSON Pointer of the entry in the redacted copy; `raw` is
+ * the input's value or key there. For tree-shaped input (parsed JSON).
+ */
+export type OnHidden = (pointer: string, kind: "key" | "value", raw: unknown) => void;
+
 export interface Redactor {
   /** Built-in rules first, then custom rules, in the order given. */
   readonly ruleNames: readonly string[];
@@ -35,7 +45,7 @@ export interface Redactor {
    * Never throws: if reading the input fails (e.g. a throwing getter in a
    * non-JSON value), the whole result is "[redacted:error]".
    */
-  redactValue(value: unknown): RedactionResult;
+  redactValue(value: unknown, onHidden?: OnHidden): RedactionResult;
   /** Redacts free text such as the summary. Never throws. */
   redactText(text: string): string;
   /** The name of the first rule that would hide something in `text`, or null. */
@@ -87,8 +97,11 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
   const acrossAlways = new Set([ruleNames.indexOf("pem")]);
   const emailRule = ruleNames.indexOf("email");
 
-  const redactValue = (input: unknown): RedactionResult => {
+  const redactValue = (input: unknown, onHidden?: OnHidden): RedactionResult => {
     let hits = 0;
+    // Pointers are only built for a caller that asks where things were hidden.
+    const at = (pointer: string, key: string | number) => (onHidden ? `${pointer}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}` : "");
+    const hidden: Array<Parameters<OnHidden>> = [];
     // Strings scanned for split secrets are scanned once: the results are
     // kept for their own redaction.
     const memo = new Map<string, Tagged[]>();
@@ -112,12 +125,17 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
     // later from the work stack. `seen` maps input containers to their copy
     // (shared references stay shared and cycles cannot loop forever).
     const seen = new Map<object, Container>();
-    const work: Array<{ source: object; target: Container }> = [];
-    const convert = (value: unknown, key: string | number | undefined, extra?: Tagged[]): unknown => {
-      if (typeof value === "string") return text(value, extra);
+    const work: Array<{ source: object; target: Container; pointer: string }> = [];
+    const convert = (value: unknown, key: string | number | undefined, pointer: string, extra?: Tagged[]): unknown => {
+      if (typeof value === "string") {
+        const shown = text(value, extra);
+        if (onHidden && shown !== value) hidden.push([pointer, "value", value]);
+        return shown;
+      }
       if (typeof value === "number" || typeof value === "bigint") {
         if (!isCardNumberValue(value)) return value;
         hits++;
+        if (onHidden) hidden.push([pointer, "value", value]);
         return CARD_TAG;
       }
       if (typeof value !== "object" || value === null) return value;
@@ -126,12 +144,12 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
       const toJSON = (value as { toJSON?: unknown }).toJSON;
       if (typeof toJSON === "function" && !Array.isArray(value)) {
         const plain: unknown = toJSON.call(value, key === undefined ? "" : String(key));
-        if (typeof plain !== "object" || plain === null) return convert(plain, key);
+        if (typeof plain !== "object" || plain === null) return convert(plain, key, pointer);
         value = plain;
       }
       const target: Container = Array.isArray(value) ? new Array<unknown>((value as unknown[]).length) : {};
       seen.set(value as object, target);
-      work.push({ source: value as object, target });
+      work.push({ source: value as object, target, pointer });
       return target;
     };
     // Ranges of secrets split across the strings of one container, by position.
@@ -154,14 +172,14 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
     };
 
     try {
-      const root = convert(input, undefined);
+      const root = convert(input, undefined, "");
       for (let job = work.pop(); job; job = work.pop()) {
-        const { source, target } = job;
+        const { source, target, pointer } = job;
         if (Array.isArray(target)) {
           const items = source as unknown[];
           const values = Array.from({ length: target.length }, (_, k) => items[k]);
           const split = splitRanges(values, []);
-          for (let k = 0; k < target.length; k++) target[k] = convert(values[k], k, split.get(k));
+          for (let k = 0; k < target.length; k++) target[k] = convert(values[k], k, at(pointer, k), split.get(k));
           continue;
         }
         const record = source as Record<string, unknown>;
@@ -176,17 +194,23 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
           const redactedKey = redactedKeys[k] as string;
           let outKey = redactedKey;
           for (let n = 2; Object.prototype.hasOwnProperty.call(target, outKey); n++) outKey = `${redactedKey}#${n}`;
+          const entry = at(pointer, outKey);
+          if (onHidden && outKey !== key) hidden.push([entry, "key", key]);
           const original = values[k];
           if (secret[k] && !(typeof original === "boolean" && keepsBooleanValue(withoutTags(redactedKey)))) {
             if (original !== SECRET_TAG) hits++;
+            // Hidden even when it already reads as the tag: it was never shown.
+            if (onHidden) hidden.push([entry, "value", original]);
             setEntry(target, outKey, SECRET_TAG);
           } else {
-            setEntry(target, outKey, convert(original, key, split.get(k)));
+            setEntry(target, outKey, convert(original, key, entry, split.get(k)));
           }
         });
       }
+      if (onHidden) for (const h of hidden) onHidden(...h);
       return { value: root, hits };
     } catch {
+      onHidden?.("", "value", input);
       return { value: FAILURE_TAG, hits: hits + 1 };
     }
   };

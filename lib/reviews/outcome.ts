@@ -11,11 +11,13 @@ export type OutcomeFacts = {
   roles: readonly string[];
   decidedBy: readonly string[];
   reviews: ReadonlyArray<{ email: string; decision: string; reason: string | null; mine: boolean }>;
+  /** A proposal of changes that ended the request (status "revised"). */
+  proposal?: { mine: boolean; reason: string } | null;
 };
 
 export type Outcome = {
   /** The colour of the panel: the request's status. */
-  tone: "pending" | "approved" | "denied" | "expired" | "cancelled";
+  tone: "pending" | "approved" | "denied" | "expired" | "cancelled" | "revised";
   /** True when the viewer voted on this request. */
   mine: boolean;
   text: string;
@@ -44,7 +46,7 @@ function denial(facts: OutcomeFacts): string {
 export function describeOutcome(facts: OutcomeFacts): Outcome | null {
   const my = facts.reviews.find((r) => r.mine) ?? null;
   const mine = my !== null;
-  const tone = (["approved", "denied", "expired", "cancelled"].includes(facts.status) ? facts.status : "pending") as Outcome["tone"];
+  const tone = (["approved", "denied", "expired", "cancelled", "revised"].includes(facts.status) ? facts.status : "pending") as Outcome["tone"];
   const count = `${facts.approvals} of ${facts.quorum}`;
   const youApproved = my?.decision === "approve" ? "You approved · " : "";
   switch (tone) {
@@ -63,5 +65,10 @@ export function describeOutcome(facts: OutcomeFacts): Outcome | null {
       return { tone, mine, text: `${youApproved}${mine ? "expired" : "Expired"} with ${count} approvals` };
     case "cancelled":
       return { tone, mine, text: `${youApproved}${mine ? "then the service withdrew it" : "Withdrawn by the service"}` };
+    case "revised": {
+      const reason = facts.proposal?.reason ? `: ${facts.proposal.reason}` : "";
+      if (facts.proposal?.mine) return { tone, mine: true, text: `You proposed changes${reason}` };
+      return { tone, mine, text: `${youApproved}${mine ? "then changes" : "Changes"} proposed by ${listWords(facts.decidedBy)}${reason}` };
+    }
   }
 }

@@ -46,84 +46,115 @@ async function lockApproval(tx: Tx, approvalId: string): Promise<void> {
   await tx.$executeRaw`UPDATE approvals SET approve_count = approve_count WHERE id = ${approvalId}`;
 }
 
-/** `via`: where the vote was cast; a vote from Slack says so in its audit event. */
-export async function recordReview(reviewerId: string, input: ReviewInput, via: "browser" | "slack" = "browser"): Promise<ReviewOutcome> {
+/** Where a vote was cast; anything but the browser says so in its audit event. */
+export type ReviewChannel = "browser" | "slack" | "batch" | "revision";
+
+/**
+ * Locks the request and checks every rule for this reviewer on current
+ * state, inside the caller's transaction: the start of anything a reviewer
+ * does to a request (a vote, a proposal of changes). Throws AppError.
+ */
+export async function lockForReviewer(tx: Tx, reviewerId: string, approvalId: string, at?: Date) {
+  await lockApproval(tx, approvalId);
+  // Read after the lock: a vote that waited for it is judged at its own time.
+  const now = at ?? new Date();
+  const approval = await tx.approval.findUnique({ where: { id: approvalId } });
+  if (!approval) throw new AppError("not-found");
+  const reviewer = await tx.user.findUnique({
+    where: { id: reviewerId },
+    select: {
+      id: true,
+      email: true,
+      disabledAt: true,
+      roles: { select: { role: true } },
+      identities: { select: { email: true, subject: true } },
+    },
+  });
+  const previous = await tx.review.findMany({
+    where: { approvalId },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: { reviewerId: true, reviewerEmail: true, decision: true },
+  });
+  // Someone who may not see the request learns nothing about it, not even its roles (docs/security.md).
+  if (reviewer && !reviewer.disabledAt && !visibleTo(reviewer, approval)) throw new AppError("not-found");
+  const verdict = eligibility(approval, reviewer, previous, now);
+  if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
+  return { approval, reviewer: reviewer!, previous, now };
+}
+
+/**
+ * Records one vote inside the caller's transaction, and the decision it
+ * completes: the one place a vote is recorded (the browser, Slack, a run's
+ * batch and a revision's carried approval all come here).
+ */
+export async function recordVoteInTx(
+  tx: Tx,
+  reviewerId: string,
+  vote: { approvalId: string; decision: "approve" | "deny"; reason?: string | undefined },
+  via: ReviewChannel,
+  opts: { at?: Date; extra?: Record<string, string> } = {},
+): Promise<ReviewOutcome> {
+  const { approvalId, decision, reason } = vote;
+  const { approval, reviewer, previous, now } = await lockForReviewer(tx, reviewerId, approvalId, opts.at);
+  const email = reviewer.email;
+  await tx.review.create({
+    data: { id: newId("rev"), approvalId, reviewerId, reviewerEmail: email, decision, reason: reason ?? null, createdAt: now },
+  });
+  const approveCount = approval.approveCount + (decision === "approve" ? 1 : 0);
+  await tx.approval.update({ where: { id: approvalId }, data: { approveCount } });
+  await appendAuditEvent(tx, {
+    type: "review.recorded",
+    actor: `user:${email}`,
+    approvalId,
+    data: {
+      decision,
+      reviewer: email,
+      ...(reason ? { reason } : {}),
+      approvals: approveCount,
+      quorum: approval.quorum,
+      ...(via !== "browser" ? { via } : {}),
+      ...opts.extra,
+    },
+  });
+
+  let status: ReviewOutcome["status"] = "pending";
+  let decidedBy: string[] = [];
+  if (decision === "deny") {
+    // Deny wins at once; the denier alone decided it.
+    decidedBy = [email];
+    status = "denied";
+  } else if (approveCount >= approval.quorum) {
+    decidedBy = [...previous.filter((r) => r.decision === "approve").map((r) => r.reviewerEmail), email];
+    status = "approved";
+  }
+  if (status !== "pending") {
+    const decided = await finalizeApproval(tx, approvalId, status, {
+      decidedBy,
+      decidedAt: now,
+      actor: `user:${email}`,
+      reason: reason ?? null,
+    });
+    // The row is locked and was pending: a failure here is a bug, not a race.
+    if (!decided) throw new Error("request left pending state under lock");
+  } else {
+    await announceChange(tx, approvalId);
+  }
+  return { approvalId, status, approvals: approveCount, quorum: approval.quorum, decidedBy };
+}
+
+/** Parses a vote at the boundary (a denial needs a reason). Throws AppError. */
+export function parseReviewInput(input: ReviewInput): z.output<typeof reviewInputSchema> {
   const parsed = reviewInputSchema.safeParse(input);
   if (!parsed.success) {
     const reasonMissing = parsed.error.issues.some((i) => i.path[0] === "reason" && i.code === "custom");
     throw new AppError(reasonMissing ? "reason-required" : "invalid-request", reasonMissing ? "a denial needs a reason" : "invalid review");
   }
-  const { approvalId, decision, reason } = parsed.data;
+  return parsed.data;
+}
 
-  const outcome = await inTransaction(async (tx) => {
-    await lockApproval(tx, approvalId);
-    const now = new Date();
-    const approval = await tx.approval.findUnique({ where: { id: approvalId } });
-    if (!approval) throw new AppError("not-found");
-    const reviewer = await tx.user.findUnique({
-      where: { id: reviewerId },
-      select: {
-        id: true,
-        email: true,
-        disabledAt: true,
-        roles: { select: { role: true } },
-        identities: { select: { email: true, subject: true } },
-      },
-    });
-    const previous = await tx.review.findMany({
-      where: { approvalId },
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      select: { reviewerId: true, reviewerEmail: true, decision: true },
-    });
-    // Someone who may not see the request learns nothing about it, not even its roles (docs/security.md).
-    if (reviewer && !reviewer.disabledAt && !visibleTo(reviewer, approval)) throw new AppError("not-found");
-    const verdict = eligibility(approval, reviewer, previous, now);
-    if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
-
-    const email = reviewer!.email;
-    await tx.review.create({
-      data: { id: newId("rev"), approvalId, reviewerId, reviewerEmail: email, decision, reason: reason ?? null, createdAt: now },
-    });
-    const approveCount = approval.approveCount + (decision === "approve" ? 1 : 0);
-    await tx.approval.update({ where: { id: approvalId }, data: { approveCount } });
-    await appendAuditEvent(tx, {
-      type: "review.recorded",
-      actor: `user:${email}`,
-      approvalId,
-      data: {
-        decision,
-        reviewer: email,
-        ...(reason ? { reason } : {}),
-        approvals: approveCount,
-        quorum: approval.quorum,
-        ...(via === "slack" ? { via } : {}),
-      },
-    });
-
-    let status: ReviewOutcome["status"] = "pending";
-    let decidedBy: string[] = [];
-    if (decision === "deny") {
-      // Deny wins at once; the denier alone decided it.
-      decidedBy = [email];
-      status = "denied";
-    } else if (approveCount >= approval.quorum) {
-      decidedBy = [...previous.filter((r) => r.decision === "approve").map((r) => r.reviewerEmail), email];
-      status = "approved";
-    }
-    if (status !== "pending") {
-      const decided = await finalizeApproval(tx, approvalId, status, {
-        decidedBy,
-        decidedAt: now,
-        actor: `user:${email}`,
-        reason: reason ?? null,
-      });
-      // The row is locked and was pending: a failure here is a bug, not a race.
-      if (!decided) throw new Error("request left pending state under lock");
-    } else {
-      await announceChange(tx, approvalId);
-    }
-    return { approvalId, status, approvals: approveCount, quorum: approval.quorum, decidedBy };
-  });
-  emitLocalChange(approvalId);
+export async function recordReview(reviewerId: string, input: ReviewInput, via: "browser" | "slack" = "browser"): Promise<ReviewOutcome> {
+  const vote = parseReviewInput(input);
+  const outcome = await inTransaction((tx) => recordVoteInTx(tx, reviewerId, vote, via));
+  emitLocalChange(vote.approvalId);
   return outcome;
 }

@@ -32,7 +32,7 @@ export type SlackRequestFacts = {
 };
 
 export type SlackOutcome = {
-  status: "approved" | "denied" | "expired" | "cancelled";
+  status: "approved" | "denied" | "expired" | "cancelled" | "revised";
   decidedBy: string[];
   /** The denial's reason, when a reviewer gave one. */
   reason: string | null;
@@ -151,6 +151,7 @@ const VERDICT: Record<SlackOutcome["status"], string> = {
   denied: ":no_entry: Denied",
   expired: ":hourglass: Expired, nobody decided in time",
   cancelled: ":leftwards_arrow_with_hook: Withdrawn by the service",
+  revised: ":pencil2: Changes proposed",
 };
 
 /** The message once the request is decided anywhere: the facts, who decided, no buttons. */

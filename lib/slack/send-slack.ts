@@ -134,7 +134,7 @@ export function slackOutcomeOf(a: {
   decidedBy: string;
   reviews: Array<{ decision: string; reason: string | null }>;
 }): SlackOutcome | null {
-  if (a.status !== "approved" && a.status !== "denied" && a.status !== "expired" && a.status !== "cancelled") return null;
+  if (a.status !== "approved" && a.status !== "denied" && a.status !== "expired" && a.status !== "cancelled" && a.status !== "revised") return null;
   let decidedBy: string[] = [];
   try {
     decidedBy = (JSON.parse(a.decidedBy) as unknown[]).filter((x): x is string => typeof x === "string");

@@ -36,3 +36,13 @@ export * from "./args-digest.js";
 export * from "./standard-webhooks.js";
 export { ApprovalPort, type ApprovalPortOptions, type AskOptions, type PortCall, type PortDecision, type PortDecisionCode } from "./approval-port.js";
 export { approvalDenied, isApprovalDenied, type ApprovalDenied } from "./tool-denial.js";
+export {
+  applyJsonPatch,
+  formatJsonPointer,
+  isJsonPatchError,
+  JsonPatchError,
+  parseJsonPointer,
+  type JsonPatch,
+  type JsonPatchHooks,
+  type JsonPatchOperation,
+} from "./json-patch.js";

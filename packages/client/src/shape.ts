@@ -16,9 +16,9 @@ import type {
 
 type Json = Record<string, unknown>;
 
-const STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "denied", "expired", "cancelled"];
-const FINAL: readonly FinalDecision[] = ["approved", "denied", "expired", "cancelled"];
-const CONSUMED: readonly ConsumedDecision[] = ["approved", "denied", "expired"];
+const STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "denied", "expired", "cancelled", "revised"];
+const FINAL: readonly FinalDecision[] = ["approved", "denied", "expired", "cancelled", "revised"];
+const CONSUMED: readonly ConsumedDecision[] = ["approved", "denied", "expired", "revised"];
 
 export function isObject(value: unknown): value is Json {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -32,6 +32,8 @@ const isReview = (value: unknown): value is Review =>
   (value.vote === "approve" || value.vote === "deny") &&
   (value.reason === null || isString(value.reason)) &&
   isString(value.at);
+const isPatchOperation = (value: unknown) =>
+  isObject(value) && isString(value.path) && (value.op === "remove" || ((value.op === "add" || value.op === "replace") && "value" in value));
 const isReviewList = (value: unknown): value is Review[] => Array.isArray(value) && value.every(isReview);
 const oneOf =
   <T extends string>(values: readonly T[]) =>
@@ -89,6 +91,8 @@ export const checkConsumeResult = (body: unknown) =>
     consumed_at: isString,
     reviews: isReviewList,
     receipt: isString,
+    patch: (value) => value === undefined || (Array.isArray(value) && value.every(isPatchOperation)),
+    proposal: (value) => value === undefined || (isObject(value) && isString(value.by) && isString(value.reason) && isString(value.at)),
   });
 
 export const checkCancelResult = (body: unknown) => check<CancelResult>(body, { status: (value) => value === "cancelled" });

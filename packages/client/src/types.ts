@@ -2,18 +2,23 @@
  * Wire types of the Countersign external contract (docs/api.md).
  * Field names are the contract's, snake_case included.
  */
+import type { JsonPatch } from "./json-patch.js";
 
 /** `effects` of a tool call (docs/api.md). */
 export type Effects = "read" | "write" | "destructive";
 
 /** A request's state (docs/api.md). */
-export type ApprovalStatus = "pending" | "approved" | "denied" | "expired" | "cancelled";
+export type ApprovalStatus = "pending" | "approved" | "denied" | "expired" | "cancelled" | "revised";
 
 /** A final state (docs/api.md "decision"), as a callback may report it (docs/api.md). */
 export type FinalDecision = Exclude<ApprovalStatus, "pending">;
 
-/** The decisions a consume can return and a receipt can carry (docs/api.md). */
-export type ConsumedDecision = "approved" | "denied" | "expired";
+/**
+ * The decisions a consume can return and a receipt can carry (docs/api.md).
+ * `revised`: a reviewer proposed changes instead (docs/revisions.md); the call
+ * never runs as it was, and the consume answer carries the `patch`.
+ */
+export type ConsumedDecision = "approved" | "denied" | "expired" | "revised";
 
 /** `data` of an `approval.requested` webhook (docs/api.md). */
 export interface ApprovalRequestData {
@@ -29,6 +34,8 @@ export interface ApprovalRequestData {
   summary?: string;
   environment?: string;
   expires_in?: number;
+  /** The id of a `revised` request whose proposed changes these arguments carry (docs/revisions.md). */
+  revises?: string;
 }
 
 /** Body of `POST /api/v1/webhooks/{service_slug}` (docs/api.md). */
@@ -42,7 +49,8 @@ export interface ApprovalRequestedEvent {
 /** 201 (new) or 200 (replayed) answer to the inbound webhook (docs/api.md). */
 export interface ApprovalCreated {
   approval_id: string;
-  status: "pending";
+  /** `approved` when the request was decided as it arrived (a revision whose proposer's approval met the quorum). */
+  status: "pending" | "approved";
   args_digest: string;
   expires_at: string;
   review_url: string;
@@ -51,8 +59,11 @@ export interface ApprovalCreated {
 }
 
 /** The warnings a webhook answer can carry (docs/api.md). */
-export const APPROVAL_WARNINGS = ["quorum-unreachable"] as const;
-/** `quorum-unreachable`: fewer people could approve it than its quorum needs; it can only be denied or expire. */
+export const APPROVAL_WARNINGS = ["quorum-unreachable", "revision-differs"] as const;
+/**
+ * `quorum-unreachable`: fewer people could approve it than its quorum needs; it can only be denied or expire.
+ * `revision-differs`: a revision whose arguments are not the original's with the proposed patch applied; nothing was carried over.
+ */
 export type ApprovalWarning = (typeof APPROVAL_WARNINGS)[number];
 
 /** How a reviewer voted. */
@@ -104,6 +115,17 @@ export interface ConsumeResult {
   /** Every vote, in order: on a denial, the deny vote's `reason` says why (`denialReason`). */
   reviews: Review[];
   receipt: string;
+  /** `revised` only: the changes to apply to the arguments before asking again with `revises` (RFC 6902). */
+  patch?: JsonPatch;
+  /** `revised` only: who proposed the changes, why and when. */
+  proposal?: Proposal;
+}
+
+/** A reviewer's proposal of changes (docs/revisions.md). */
+export interface Proposal {
+  by: string;
+  reason: string;
+  at: string;
 }
 
 /**

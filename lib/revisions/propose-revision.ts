@@ -1,0 +1,67 @@
+// A reviewer answers a request with changes instead of a vote
+// (docs/revisions.md). Every rule a vote must pass applies (the same lock and
+// checks as recordReview); the patch must pass checkPatch. The request then
+// ends "revised", decided by the proposer, and never runs as it was: the
+// executor consumes the patch and asks again with data.revises.
+import "server-only";
+import { createHash } from "node:crypto";
+import canonicalize from "canonicalize";
+import { z } from "zod";
+import { db } from "../db/client";
+import { inTransaction } from "../db/transaction";
+import { appendAuditEvent } from "../audit/append-event";
+import { AppError, issuesOf } from "../errors";
+import { emitLocalChange } from "../approvals/changes";
+import { finalizeApproval } from "../approvals/finalize";
+import { loadRedactor } from "../redaction-rules/manage-rules";
+import { lockForReviewer } from "../reviews/record-review";
+import { parseHidden } from "./hidden-values";
+import { checkPatch, patchSchema } from "./patch";
+
+export const proposalInputSchema = z.object({
+  approvalId: z.string().min(1).max(100),
+  patch: patchSchema,
+  reason: z
+    .string()
+    .trim()
+    .min(1, "say why you propose these changes")
+    .max(2000)
+    .regex(/^[^\u0000]*$/, "must not contain NUL characters"),
+});
+
+export type ProposalInput = z.input<typeof proposalInputSchema>;
+
+export const patchDigest = (patch: unknown) => "sha256:" + createHash("sha256").update(canonicalize(patch)!).digest("hex");
+
+export async function proposeRevision(reviewerId: string, input: ProposalInput): Promise<{ approvalId: string; status: "revised" }> {
+  const parsed = proposalInputSchema.safeParse(input);
+  if (!parsed.success) {
+    const reasonMissing = parsed.error.issues.some((i) => i.path[0] === "reason" && i.code === "too_small");
+    if (reasonMissing) throw new AppError("reason-required", "say why you propose these changes");
+    throw new AppError("invalid-request", parsed.error.issues[0]?.message ?? "invalid changes", { issues: issuesOf(parsed.error) });
+  }
+  const { approvalId, patch, reason } = parsed.data;
+  const redactor = await loadRedactor(db());
+
+  await inTransaction(async (tx) => {
+    const { approval, reviewer, now } = await lockForReviewer(tx, reviewerId, approvalId);
+    const hidden = parseHidden(approval.redactedDigests);
+    if (!hidden) throw new AppError("invalid-request", "this request arrived before changes could be proposed: approve or deny it");
+    const check = checkPatch(JSON.parse(approval.redactedArgs), hidden, patch, redactor);
+    if (!check.ok) throw new AppError("invalid-request", check.message, { issues: [{ path: "patch", message: check.message }] });
+
+    const actor = `user:${reviewer.email}` as const;
+    await tx.approval.update({ where: { id: approvalId }, data: { patch: JSON.stringify(patch), patchReason: reason, proposedById: reviewer.id } });
+    // The patch's values are the reviewer's own, but they are argument values: the chain keeps their digest.
+    await appendAuditEvent(tx, {
+      type: "revision.proposed",
+      actor,
+      approvalId,
+      data: { reviewer: reviewer.email, reason, patch_digest: patchDigest(patch), operations: patch.length },
+    });
+    const decided = await finalizeApproval(tx, approvalId, "revised", { decidedBy: [reviewer.email], decidedAt: now, actor, reason });
+    if (!decided) throw new Error("request left pending state under lock");
+  });
+  emitLocalChange(approvalId);
+  return { approvalId, status: "revised" };
+}

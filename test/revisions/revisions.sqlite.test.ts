@@ -1,0 +1,3 @@
+import { revisionsSuite } from "./revisions.suite";
+
+revisionsSuite("sqlite");
