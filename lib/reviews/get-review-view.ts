@@ -8,6 +8,11 @@ import { effectiveStatus, parseDecidedBy } from "../approvals/present";
 import { eligibility, requiredRolesOf } from "./eligibility";
 import { describeOutcome } from "./outcome";
 import { digestVisibleTo, VIEWER_SELECT, visibleTo } from "./visibility";
+import type { JsonPatch } from "@countersign/client";
+import { textView } from "../display/request-display";
+import { parseHidden } from "../revisions/hidden-values";
+import { describePatch, editablePaths } from "../revisions/revision-view";
+import type { RevisionDifferences } from "../revisions/check-revision";
 
 export async function getReviewView(approvalId: string, viewerId: string) {
   const a = await db().approval.findUnique({
@@ -29,6 +34,8 @@ export async function getReviewView(approvalId: string, viewerId: string) {
   const status = effectiveStatus(a, now);
   const roles = requiredRolesOf(a.requiredRoles);
   const decidedBy = parseDecidedBy(a.decidedBy);
+  const view = JSON.parse(a.redactedArgs) as unknown;
+  const revision = await revisionFacts(a, view);
   const reviews = a.reviews.map((r) => ({
     email: r.reviewerEmail,
     decision: r.decision,
@@ -49,7 +56,7 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     /** null when hidden from this viewer: see digestVisibleTo(). */
     argsDigest: showDigest ? a.argsDigest : null,
     digestHidden: !showDigest,
-    redactedArgs: JSON.parse(a.redactedArgs) as unknown,
+    redactedArgs: view,
     policy: { name: a.policyName, roles, quorum: a.quorum, ttlSeconds: a.ttlSeconds },
     /** Fewer people could approve it at ingest than its quorum needs. */
     quorumUnreachable: a.quorumUnreachable,
@@ -63,10 +70,71 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     approvals: a.approveCount,
     reviews,
     /** The result panel's words: what the viewer did and what became of the request. */
-    outcome: describeOutcome({ status, approvals: a.approveCount, quorum: a.quorum, roles, decidedBy, reviews }),
+    outcome: describeOutcome({
+      status,
+      approvals: a.approveCount,
+      quorum: a.quorum,
+      roles,
+      decidedBy,
+      reviews,
+      proposal: revision.proposal ? { mine: a.proposedById === viewerId, reason: revision.proposal.reason } : null,
+    }),
     canReview: verdict.ok,
     whyNot: verdict.ok ? null : verdict.message,
+    /** The viewer may propose changes instead of voting, on these paths (docs/revisions.md). */
+    editablePaths: verdict.ok && revision.hidden ? editablePaths(view, revision.hidden) : null,
+    proposal: revision.proposal,
+    revisedAs: revision.revisedAs,
+    revises: revision.revises,
   };
+}
+
+type RevisionRow = {
+  id: string;
+  serviceId: string;
+  status: string;
+  patch: string | null;
+  patchReason: string | null;
+  decidedBy: string;
+  decidedAt: Date | null;
+  redactedDigests: string | null;
+  revisesId: string | null;
+  revisionMatch: boolean | null;
+  revisionDiffers: string | null;
+};
+
+/** Where a request came from and went to by revision, and the changes on each side. */
+async function revisionFacts(a: RevisionRow, view: unknown) {
+  const hidden = parseHidden(a.redactedDigests);
+  const proposal =
+    a.status === "revised" && a.patch
+      ? {
+          by: parseDecidedBy(a.decidedBy)[0] ?? "",
+          reason: a.patchReason ?? "",
+          at: a.decidedAt,
+          changes: describePatch(view, JSON.parse(a.patch) as JsonPatch),
+        }
+      : null;
+  const revisedAs = proposal ? await db().approval.findUnique({ where: { revisesId: a.id }, select: { id: true, status: true } }) : null;
+  let revises = null;
+  if (a.revisesId) {
+    const original = await db().approval.findFirst({
+      where: { id: a.revisesId, serviceId: a.serviceId },
+      select: { id: true, redactedArgs: true, patch: true, decidedBy: true, patchReason: true },
+    });
+    if (original?.patch) {
+      const differs = a.revisionDiffers ? (JSON.parse(a.revisionDiffers) as RevisionDifferences) : null;
+      revises = {
+        id: original.id,
+        by: parseDecidedBy(original.decidedBy)[0] ?? "",
+        reason: original.patchReason ?? "",
+        match: a.revisionMatch === true,
+        differs: differs ? { tool: differs.tool === true, paths: differs.paths.map((p) => textView(p)) } : null,
+        changes: describePatch(JSON.parse(original.redactedArgs), JSON.parse(original.patch) as JsonPatch),
+      };
+    }
+  }
+  return { hidden, proposal, revisedAs, revises };
 }
 
 export type ReviewView = NonNullable<Awaited<ReturnType<typeof getReviewView>>>;

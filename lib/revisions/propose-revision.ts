@@ -7,13 +7,15 @@ import "server-only";
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { z } from "zod";
-import { db } from "../db/client";
+import type { JsonPatch } from "@countersign/client";
+import { db, type Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
 import { AppError, issuesOf } from "../errors";
 import { emitLocalChange } from "../approvals/changes";
 import { finalizeApproval } from "../approvals/finalize";
 import { loadRedactor } from "../redaction-rules/manage-rules";
+import type { Redactor } from "../redaction";
 import { lockForReviewer } from "../reviews/record-review";
 import { parseHidden } from "./hidden-values";
 import { checkPatch, patchSchema } from "./patch";
@@ -33,22 +35,40 @@ export type ProposalInput = z.input<typeof proposalInputSchema>;
 
 export const patchDigest = (patch: unknown) => "sha256:" + createHash("sha256").update(canonicalize(patch)!).digest("hex");
 
+function invalid(error: z.ZodError): AppError {
+  const reasonMissing = error.issues.some((i) => i.path[0] === "reason" && i.code === "too_small");
+  if (reasonMissing) return new AppError("reason-required", "say why you propose these changes");
+  const first = error.issues[0];
+  const where = first?.path.length ? `${first.path.join(".")}: ` : "";
+  return new AppError("invalid-request", `${where}${first?.message ?? "invalid changes"}`, { issues: issuesOf(error) });
+}
+
+/** The request locked and every review rule checked, and the patch checked against its redacted view. */
+async function lockAndCheck(tx: Tx, reviewerId: string, approvalId: string, patch: JsonPatch, redactor: Redactor) {
+  const locked = await lockForReviewer(tx, reviewerId, approvalId);
+  const hidden = parseHidden(locked.approval.redactedDigests);
+  if (!hidden) throw new AppError("invalid-request", "this request arrived before changes could be proposed: approve or deny it");
+  const check = checkPatch(JSON.parse(locked.approval.redactedArgs), hidden, patch, redactor);
+  if (!check.ok) throw new AppError("invalid-request", check.message, { issues: [{ path: "patch", message: check.message }] });
+  return { ...locked, result: check.result };
+}
+
+/** The arguments as they would read with these changes, checked as a proposal would be; nothing is written. */
+export async function previewRevision(reviewerId: string, input: { approvalId: string; patch: unknown }): Promise<unknown> {
+  const parsed = proposalInputSchema.pick({ approvalId: true, patch: true }).safeParse(input);
+  if (!parsed.success) throw invalid(parsed.error);
+  const redactor = await loadRedactor(db());
+  return inTransaction(async (tx) => (await lockAndCheck(tx, reviewerId, parsed.data.approvalId, parsed.data.patch, redactor)).result);
+}
+
 export async function proposeRevision(reviewerId: string, input: ProposalInput): Promise<{ approvalId: string; status: "revised" }> {
   const parsed = proposalInputSchema.safeParse(input);
-  if (!parsed.success) {
-    const reasonMissing = parsed.error.issues.some((i) => i.path[0] === "reason" && i.code === "too_small");
-    if (reasonMissing) throw new AppError("reason-required", "say why you propose these changes");
-    throw new AppError("invalid-request", parsed.error.issues[0]?.message ?? "invalid changes", { issues: issuesOf(parsed.error) });
-  }
+  if (!parsed.success) throw invalid(parsed.error);
   const { approvalId, patch, reason } = parsed.data;
   const redactor = await loadRedactor(db());
 
   await inTransaction(async (tx) => {
-    const { approval, reviewer, now } = await lockForReviewer(tx, reviewerId, approvalId);
-    const hidden = parseHidden(approval.redactedDigests);
-    if (!hidden) throw new AppError("invalid-request", "this request arrived before changes could be proposed: approve or deny it");
-    const check = checkPatch(JSON.parse(approval.redactedArgs), hidden, patch, redactor);
-    if (!check.ok) throw new AppError("invalid-request", check.message, { issues: [{ path: "patch", message: check.message }] });
+    const { reviewer, now } = await lockAndCheck(tx, reviewerId, approvalId, patch, redactor);
 
     const actor = `user:${reviewer.email}` as const;
     await tx.approval.update({ where: { id: approvalId }, data: { patch: JSON.stringify(patch), patchReason: reason, proposedById: reviewer.id } });

@@ -1,11 +1,19 @@
 "use server";
-// Approve / Deny. Thin: runAction's origin and live-session checks, then the
-// one domain function that enforces every review rule (lib/reviews/record-review).
+// Approve / Deny, and Propose changes. Thin: runAction's origin and
+// live-session checks, then the one domain function that enforces every
+// review rule (lib/reviews/record-review, lib/revisions/propose-revision).
 import { runAction, type ActionWording } from "@/lib/auth/guards";
 import { AppError } from "@/lib/errors";
 import { findNeighbours } from "@/lib/reviews/neighbours";
 import { recordReview } from "@/lib/reviews/record-review";
 import type { ReviewFormState } from "@/components/review-form";
+import type { ProposalFormState } from "@/components/propose-changes";
+import type { JsonPatch } from "@countersign/client";
+import { textView } from "@/lib/display/request-display";
+import { parseJsonBody } from "@/lib/http/parse-json";
+import { previewRevision, proposeRevision } from "@/lib/revisions/propose-revision";
+
+const PREVIEW_CHARS = 20_000;
 
 const REVIEW_WORDING: ActionWording = {
   refused: "This review was refused.",
@@ -30,5 +38,40 @@ export async function submitReview(_prev: ReviewFormState, formData: FormData): 
     if (choice !== "approve-next") return { ok: true, message, status: outcome.status };
     const { following } = await findNeighbours(user.id, approvalId);
     return { ok: true, message, status: outcome.status, next: following ? `/approvals/${following}` : "/approvals" };
+  });
+}
+
+const PROPOSAL_WORDING: ActionWording = {
+  refused: "These changes were refused.",
+  unavailable: "The database could not be reached. Reload the page in a moment to see whether your proposal was recorded.",
+  failed: "Something went wrong; nothing was recorded. Try again.",
+};
+
+/** The changes as the form sends them: JSON text of an RFC 6902 patch, parsed as strictly as a webhook body. */
+function patchFrom(formData: FormData): unknown {
+  const text = formData.get("patch");
+  if (typeof text !== "string" || text.length > 64 * 1024) throw new AppError("invalid-request", "the changes could not be read");
+  return parseJsonBody(new TextEncoder().encode(text));
+}
+
+/**
+ * Propose changes instead of voting (docs/revisions.md): "preview" checks the
+ * changes and shows the arguments as they would read; "submit" records the
+ * proposal through lib/revisions, which applies every review rule.
+ */
+export async function proposeChanges(_prev: ProposalFormState, formData: FormData): Promise<ProposalFormState> {
+  const approvalId = String(formData.get("approvalId") ?? "");
+  const options = { name: "proposal", path: `/approvals/${approvalId}`, wording: PROPOSAL_WORDING, logFields: { approvalId } };
+  return runAction("queue:view", options, async (user) => {
+    const patch = patchFrom(formData);
+    if (formData.get("intent") === "preview") {
+      const result = await previewRevision(user.id, { approvalId, patch });
+      const text = JSON.stringify(result, null, 2);
+      const preview = textView(text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}\n…` : text, { multiline: true });
+      return { ok: true, message: "The changes can be proposed. Check the result below.", preview };
+    }
+    const reason = typeof formData.get("reason") === "string" ? String(formData.get("reason")) : "";
+    await proposeRevision(user.id, { approvalId, patch: patch as JsonPatch, reason });
+    return { ok: true, message: "Your changes were proposed. The request is now revised; the agent can send the changed call." };
   });
 }

@@ -14,7 +14,9 @@ import { StatusBadge } from "@/components/status-badge";
 import { Ago, Countdown, LocalTime } from "@/components/time";
 import { requireUserPage } from "@/lib/auth/guards";
 import { signOutAction } from "@/app/actions/auth";
-import { submitReview } from "./actions";
+import { proposeChanges, submitReview } from "./actions";
+import { ProposeChanges } from "@/components/propose-changes";
+import { RevisionChanges } from "@/components/revision-changes";
 import { humanSeconds } from "@/lib/format/time";
 import { getQueueVersion } from "@/lib/queue/live-feed";
 import { getReviewView } from "@/lib/reviews/get-review-view";
@@ -86,6 +88,39 @@ export default async function ApprovalPage({ params }: Params) {
             <p role="note" className="rounded border border-orange-300 bg-orange-50 p-3 text-sm text-orange-950" data-testid="escalated">
               Escalated <Ago at={v.escalation.at.toISOString()} />: nobody decided it in time, so its policy let people with the role{" "}
               {v.escalation.roles.join(", ")} decide it too.
+            </p>
+          )}
+          {v.revises && !v.revises.match && (
+            <p role="note" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-950" data-testid="revision-differs">
+              This revision differs from the changes {v.revises.by} proposed on{" "}
+              <Link href={`/approvals/${v.revises.id}`} className="underline">
+                the original request
+              </Link>
+              {v.revises.differs?.tool ? ": it is for another tool" : ""}
+              {v.revises.differs?.paths.length ? (
+                <>
+                  {v.revises.differs.tool ? ", and it differs at " : ": it differs at "}
+                  {v.revises.differs.paths.map((p, i) => (
+                    <span key={i}>
+                      {i > 0 && ", "}
+                      <code>
+                        <RevealedText value={p} />
+                      </code>
+                    </span>
+                  ))}
+                </>
+              ) : null}
+              . Nothing was carried over from the proposal: review it as a new request.
+            </p>
+          )}
+          {v.revises?.match && (
+            <p role="note" className="rounded border border-green-300 bg-green-50 p-3 text-sm text-green-950" data-testid="revision-matches">
+              Revision of{" "}
+              <Link href={`/approvals/${v.revises.id}`} className="underline">
+                the original request
+              </Link>
+              : its arguments are the original&apos;s with the changes {v.revises.by} proposed, and nothing else (redacted values compared by keyed
+              digest). {v.revises.by}&apos;s approval counts toward it.
             </p>
           )}
           <div className="flex flex-wrap items-center gap-3">
@@ -213,6 +248,43 @@ export default async function ApprovalPage({ params }: Params) {
             </h2>
             <JsonTree approvalId={v.id} root={shown.args} />
           </section>
+
+          {v.revises && (
+            <section aria-labelledby="changes-h" className="rounded border border-slate-200 bg-white p-4">
+              <h2 id="changes-h" className="mb-1 text-sm font-semibold">
+                Changes from the original
+              </h2>
+              <p className="mb-2 text-sm text-slate-700">
+                Proposed by {v.revises.by}: “{v.revises.reason}”
+              </p>
+              <RevisionChanges changes={v.revises.changes} testId="revision-diff" />
+            </section>
+          )}
+
+          {v.proposal && (
+            <section aria-labelledby="proposal-h" className="rounded border border-amber-300 bg-amber-50 p-4" data-testid="proposal">
+              <h2 id="proposal-h" className="mb-1 text-sm font-semibold">
+                Changes proposed by {v.proposal.by}
+              </h2>
+              <p className="mb-2 whitespace-pre-wrap break-words text-sm">“{v.proposal.reason}”</p>
+              <RevisionChanges changes={v.proposal.changes} testId="proposal-changes" />
+              <p className="mt-2 text-sm" data-testid="revised-as">
+                {v.revisedAs ? (
+                  <>
+                    The agent sent the changed call:{" "}
+                    <Link href={`/approvals/${v.revisedAs.id}`} className="underline">
+                      open the revision
+                    </Link>{" "}
+                    ({v.revisedAs.status}).
+                  </>
+                ) : (
+                  "Waiting for the agent to send the changed call."
+                )}
+              </p>
+            </section>
+          )}
+
+          {v.editablePaths && v.canReview && <ProposeChanges approvalId={v.id} paths={v.editablePaths} action={proposeChanges} />}
 
           <section aria-labelledby="policy-h" className="rounded border border-slate-200 bg-white p-4">
             <h2 id="policy-h" className="mb-1 text-sm font-semibold">

@@ -1,0 +1,75 @@
+// What the decision page shows about revisions (docs/revisions.md): the
+// proposed changes as rows (path, value before, value after), and the paths
+// a reviewer may edit. Values are shown values only: a patch never touches a
+// hidden one, and its new values passed the redaction rules.
+import { applyJsonPatch, formatJsonPointer, parseJsonPointer, type JsonPatch } from "@countersign/client";
+import { textView, type TextView } from "../display/request-display";
+import type { HiddenEntry } from "./hidden-values";
+
+export type ChangeRow = { op: "add" | "remove" | "replace"; path: TextView; before: TextView | null; after: TextView | null };
+
+const VALUE_CHARS = 400;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const own = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);
+
+function valueAt(doc: unknown, pointer: string): { found: boolean; value?: unknown } {
+  let node = doc;
+  for (const segment of parseJsonPointer(pointer)) {
+    if (Array.isArray(node) && /^(0|[1-9][0-9]*)$/.test(segment) && Number(segment) < node.length) node = node[Number(segment)];
+    else if (isObject(node) && own(node, segment)) node = node[segment];
+    else return { found: false };
+  }
+  return { found: true, value: node };
+}
+
+function shown(value: unknown): TextView {
+  const text = JSON.stringify(value) ?? "null";
+  return textView(text.length > VALUE_CHARS ? `${text.slice(0, VALUE_CHARS)}…` : text);
+}
+
+/** One row per operation, each "before" read from the arguments as the operations before it left them. */
+export function describePatch(view: unknown, patch: JsonPatch): ChangeRow[] {
+  const rows: ChangeRow[] = [];
+  let doc = view;
+  for (const operation of patch) {
+    const before = operation.path === "" ? { found: true, value: doc } : valueAt(doc, operation.path);
+    // Adding into an array inserts: nothing was there before.
+    const segments = parseJsonPointer(operation.path);
+    const parent = segments.length ? valueAt(doc, formatJsonPointer(segments.slice(0, -1))) : { found: false };
+    const inserts = operation.op === "add" && Array.isArray(parent.value);
+    rows.push({
+      op: operation.op,
+      path: textView(operation.path === "" ? "(all arguments)" : operation.path),
+      before: before.found && !inserts ? shown(before.value) : null,
+      after: operation.op === "remove" ? null : shown(operation.value),
+    });
+    try {
+      doc = applyJsonPatch(doc, [operation]);
+    } catch {
+      break;
+    }
+  }
+  return rows;
+}
+
+/**
+ * JSON Pointers a reviewer may name in a change: shown values (to replace or
+ * remove) and shown objects and arrays (to add to), in document order, at
+ * most `limit`. Nothing at or under a hidden key or value.
+ */
+export function editablePaths(view: unknown, hidden: readonly HiddenEntry[], limit = 500): string[] {
+  const blocked = new Set(hidden.map(([pointer]) => pointer));
+  const out: string[] = [];
+  const stack: Array<{ node: unknown; path: Array<string | number> }> = [{ node: view, path: [] }];
+  while (stack.length && out.length < limit) {
+    const { node, path } = stack.pop()!;
+    const pointer = formatJsonPointer(path);
+    if (blocked.has(pointer)) continue;
+    if (path.length) out.push(pointer);
+    const children: Array<{ node: unknown; path: Array<string | number> }> = [];
+    if (Array.isArray(node)) node.forEach((child, i) => children.push({ node: child, path: [...path, i] }));
+    else if (isObject(node)) for (const key of Object.keys(node)) children.push({ node: node[key], path: [...path, key] });
+    stack.push(...children.reverse());
+  }
+  return out;
+}
