@@ -3,6 +3,11 @@
 import Link from "next/link";
 import { QueueRow, type SectionKind } from "@/components/queue-row";
 import type { QueueSection as Section } from "@/lib/queue/find-queue";
+import { groupRuns, isRunGroup } from "@/lib/queue/group-runs";
+import { RevealedText } from "@/components/revealed-text";
+import { textView } from "@/lib/display/request-display";
+
+export const runReviewHref = (service: string, runId: string) => `/runs/${encodeURIComponent(service)}/${encodeURIComponent(runId)}`;
 
 export type { SectionKind };
 
@@ -46,11 +51,35 @@ export function QueueSection({
         <p className="rounded border border-dashed border-slate-300 p-3 text-sm text-slate-600">{empty ?? EMPTY[kind]}</p>
       ) : (
         <ul className="divide-y divide-slate-200 rounded border border-slate-200 bg-white">
-          {section.rows.map((row) => (
-            <li key={row.id}>
-              <QueueRow kind={kind} row={row} />
-            </li>
-          ))}
+          {groupRuns(section.rows).map((item) =>
+            isRunGroup(item) ? (
+              <li key={`run:${item.rows[0]!.id}`} data-testid="run-group" className="bg-slate-50">
+                <div className="flex flex-wrap items-baseline justify-between gap-2 px-3 pt-2 text-xs text-slate-700">
+                  <span>
+                    {item.rows.length} calls of run{" "}
+                    <span className="font-mono">
+                      <RevealedText value={textView(item.runId)} />
+                    </span>{" "}
+                    (<RevealedText value={textView(item.service)} />)
+                  </span>
+                  <Link href={runReviewHref(item.service, item.runId)} className="font-medium underline">
+                    Review the run together
+                  </Link>
+                </div>
+                <ul className="divide-y divide-slate-200">
+                  {item.rows.map((row) => (
+                    <li key={row.id}>
+                      <QueueRow kind={kind} row={row} />
+                    </li>
+                  ))}
+                </ul>
+              </li>
+            ) : (
+              <li key={item.id}>
+                <QueueRow kind={kind} row={item} />
+              </li>
+            ),
+          )}
         </ul>
       )}
       {(nextHref || firstHref) && (

@@ -20,7 +20,8 @@ function base32(bytes: Uint8Array): string {
   return out;
 }
 
-export type IdPrefix = "apr" | "usr" | "svc" | "rev" | "pol" | "evt" | "dlv" | "att" | "ses" | "idn" | "msg" | "ntr" | "ntf" | "nta" | "psb" | "slk";
+export type IdPrefix =
+  "apr" | "usr" | "svc" | "rev" | "pol" | "evt" | "dlv" | "att" | "ses" | "idn" | "msg" | "ntr" | "ntf" | "nta" | "psb" | "slk" | "bat";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${base32(randomBytes(16))}`;

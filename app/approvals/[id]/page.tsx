@@ -17,6 +17,7 @@ import { signOutAction } from "@/app/actions/auth";
 import { proposeChanges, submitReview } from "./actions";
 import { ProposeChanges } from "@/components/propose-changes";
 import { RevisionChanges } from "@/components/revision-changes";
+import { runReviewHref } from "@/components/queue-section";
 import { humanSeconds } from "@/lib/format/time";
 import { getQueueVersion } from "@/lib/queue/live-feed";
 import { getReviewView } from "@/lib/reviews/get-review-view";
@@ -189,7 +190,10 @@ export default async function ApprovalPage({ params }: Params) {
             </Field>
             <Field label="Effects">{v.effects}</Field>
             <Field label="Run">
-              <Shown value={shown.fields.runId} />
+              <Shown value={shown.fields.runId} />{" "}
+              <Link href={runReviewHref(v.service, v.runId)} className="text-sm underline" data-testid="run-review-link">
+                review the run
+              </Link>
             </Field>
             <Field label="Call">
               <Shown value={shown.fields.callId} />

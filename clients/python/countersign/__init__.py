@@ -18,7 +18,11 @@ calls as the TypeScript client in ``lib/client``:
   ``verify_receipt``;
 * ``ApprovalPort`` / ``PortDecision`` -- the approval port for Python
   executors: request, wait, consume once, verify the receipt, allow or deny,
-  failing closed.
+  failing closed; it follows revisions (``PortRevision``,
+  ``revision_call_id``);
+* ``apply_json_patch`` / ``JsonPatchError`` / ``parse_json_pointer`` /
+  ``format_json_pointer`` -- the JSON Patch subset (RFC 6902 add, remove,
+  replace) of a reviewer's proposed changes.
 
 The package is split by concern; import from ``countersign`` itself, the
 submodules are an implementation detail:
@@ -32,6 +36,7 @@ submodules are an implementation detail:
 * ``callbacks`` -- ``verify_callback``;
 * ``reviews`` -- ``denial_reason``;
 * ``receipts`` -- receipts, and why Ed25519 is yours to supply;
+* ``json_patch`` -- the JSON Patch subset;
 * ``approval_port`` -- the approval port, which checks receipt signatures
   with ``ed25519_verify``, a pure-Python Ed25519 verifier (also usable as
   ``verify_receipt(jws, jwks, ed25519_verify)``).
@@ -40,12 +45,13 @@ submodules are an implementation detail:
 from __future__ import annotations
 
 from ._ed25519 import ed25519_verify
-from .approval_port import ApprovalPort, PortDecision
+from .approval_port import ApprovalPort, PortDecision, PortRevision, revision_call_id
 from .callbacks import verify_callback
 from .digest import args_digest, canonical_json, is_args_salt, new_args_salt
 from .errors import CONTRACT_ERROR_CODES, CanonicalJsonError, CountersignError
 from .http_answers import MAX_WAIT_SECONDS, MAX_WEBHOOK_BODY_BYTES
 from .http_client import CountersignClient
+from .json_patch import JsonPatchError, apply_json_patch, format_json_pointer, parse_json_pointer
 from .receipts import check_receipt_binding, decode_receipt, verify_receipt
 from .reviews import denial_reason
 from .webhooks import (
@@ -95,4 +101,11 @@ __all__ = [
     "verify_callback",
     "verify_receipt",
     "verify_webhook",
+    # Revisions.
+    "PortRevision",
+    "revision_call_id",
+    "JsonPatchError",
+    "apply_json_patch",
+    "format_json_pointer",
+    "parse_json_pointer",
 ]

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-_FINAL_DECISIONS = ("approved", "denied", "expired", "cancelled")
-_CONSUMED_DECISIONS = ("approved", "denied", "expired")
+# "revised": a reviewer answered with proposed changes instead of a vote.
+_FINAL_DECISIONS = ("approved", "denied", "expired", "cancelled", "revised")
+_CONSUMED_DECISIONS = ("approved", "denied", "expired", "revised")
 
 
 def _is_str_list(value: Any) -> bool:
@@ -42,3 +43,22 @@ _MISSING = object()
 
 def _is_str(value: Any) -> bool:
     return isinstance(value, str)
+
+
+def _is_patch(value: Any) -> bool:
+    """A JSON Patch as the consume answer carries it (add / remove / replace); absent is fine."""
+    return value is _MISSING or (
+        isinstance(value, list)
+        and all(
+            isinstance(op, dict)
+            and isinstance(op.get("path"), str)
+            and (op.get("op") == "remove" or (op.get("op") in ("add", "replace") and "value" in op))
+            for op in value
+        )
+    )
+
+
+def _is_proposal(value: Any) -> bool:
+    return value is _MISSING or (
+        isinstance(value, dict) and all(isinstance(value.get(key), str) for key in ("by", "reason", "at"))
+    )

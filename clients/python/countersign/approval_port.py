@@ -15,10 +15,26 @@ asked again after its decision was consumed is denied ("replayed") -- the old
 decision is never reused and the tool must not run again. A call asked again
 before its decision was consumed (say the executor restarted) resumes the same
 request and consumes it once. To really ask again, give the retry a new call id.
+
+Revisions. A reviewer may answer with proposed changes instead of a vote. The
+port then applies them (a JSON Patch) to its own copy of the arguments, asks
+again for the changed call -- same run and tool, the call id
+``revision_call_id(call_id, k)`` for the k-th revision, ``revises`` naming the
+revised request -- and waits for that request. Only an approval of the changed
+arguments allows, and ``PortDecision.arguments`` then holds them: run the tool
+with those, never with the arguments first asked about. Following is opted
+into with ``max_revisions`` (how many revisions in a row, e.g. 10): before
+revisions existed the port returned no arguments and callers ran their own,
+so by default (0) a revised call is denied with code "revised", and such a
+caller can never run the arguments it first asked about once reviewers
+approved others. When following, a patch that does not apply, a
+revision Countersign finds different from the proposal, or one another call
+already made, deny.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,23 +43,86 @@ from typing import Any
 from .digest import args_digest
 from .errors import CanonicalJsonError, CountersignError
 from .http_client import CountersignClient
+from .json_patch import JsonPatchError, apply_json_patch
 from .receipts import Ed25519Verify, verify_receipt
 from .reviews import denial_reason
 from ._ed25519 import ed25519_verify as _builtin_ed25519_verify
 
 _BINDING = ("run_id", "call_id", "tool", "args_digest")
+_MAX_CALL_ID = 200  # as Countersign counts it: UTF-16 code units
+_KEPT = 150
+
+
+def revision_call_id(original_call_id: str, k: int) -> str:
+    """The k-th revision's call id (k = 1, 2, ... along the chain).
+
+    ``<call id>~rev<k>``; when that is longer than 200, the first 150
+    characters of the call id, ``~rev<k>~`` and the first 16 hex digits of the
+    SHA-256 of the whole call id (UTF-8). Lengths count UTF-16 code units, as
+    Countersign does, and a cut never splits a surrogate pair. The TypeScript
+    client derives the same ids, so either finds a revision the other asked."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError("a revision's number is a whole number from 1")
+    plain = f"{original_call_id}~rev{k}"
+    if _utf16_len(plain) <= _MAX_CALL_ID:
+        return plain
+    digest = hashlib.sha256(original_call_id.encode("utf-8")).hexdigest()[:16]
+    return f"{_keep_start(original_call_id, _KEPT)}~rev{k}~{digest}"
+
+
+def _utf16_len(text: str) -> int:
+    return sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
+
+
+def _keep_start(text: str, units: int) -> str:
+    kept, used = [], 0
+    for ch in text:
+        used += 2 if ord(ch) > 0xFFFF else 1
+        if used > units:
+            break
+        kept.append(ch)
+    return "".join(kept)
+
+
+def _json_copy(value: Any) -> Any:
+    """A copy the caller cannot change under the port: objects become dicts, arrays lists."""
+    if isinstance(value, Mapping):
+        return {key: _json_copy(inner) for key, inner in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_copy(inner) for inner in value]
+    return value
+
+
+@dataclass(frozen=True)
+class PortRevision:
+    """One step of a chain of revisions: a request a reviewer answered with changes.
+
+    ``patch`` holds argument values: keep it as private as the arguments."""
+
+    approval_id: str
+    call_id: str
+    proposal: dict[str, Any]
+    patch: list[dict[str, Any]]
+    receipt: dict[str, Any]
+    receipt_jws: str
 
 
 @dataclass(frozen=True)
 class PortDecision:
     """The port's answer. ``allowed`` is True only for a verified, consumed approval.
 
-    ``code`` says why: "approved", "denied", "expired", "revised" (the reviewer
-    proposed changes; run nothing), "replayed", "timeout", "invalid-receipt",
-    "binding-mismatch", "invalid-arguments" (no JSON form), the
-    ``CountersignError`` code of a failure, or "error" for anything else.
-    ``reviews`` are the consume answer's votes; ``receipt`` is the verified
-    payload and ``receipt_jws`` the evidence to keep.
+    ``code`` says why: "approved", "denied", "expired", "revised" (a reviewer
+    proposed changes and the port follows none: ``max_revisions=0``),
+    "too-many-revisions", "invalid-revision" (the changes do not apply),
+    "revision-differs" (Countersign found the changed call different from the
+    proposal), "already-revised" (another call carried the changes), "replayed",
+    "timeout", "invalid-receipt", "binding-mismatch", "invalid-arguments" (no
+    JSON form), the ``CountersignError`` code of a failure, or "error" for
+    anything else. ``reviews`` are the consume answer's votes; ``receipt`` is
+    the verified payload and ``receipt_jws`` the evidence to keep, all of the
+    last request asked (``approval_id``). ``arguments`` (when allowed) is a copy
+    of exactly the arguments that were approved -- the changed ones after a
+    revision: run the tool with these. ``revisions`` lists the revisions followed.
     """
 
     allowed: bool
@@ -53,6 +132,8 @@ class PortDecision:
     reviews: list[dict[str, Any]] = field(default_factory=list)
     receipt: dict[str, Any] | None = None
     receipt_jws: str | None = None
+    arguments: dict[str, Any] | None = None
+    revisions: tuple[PortRevision, ...] = ()
 
     def __bool__(self) -> bool:
         return self.allowed
@@ -72,7 +153,11 @@ class ApprovalPort:
     ``jwks`` pins the receipt keys instead of fetching them; with
     ``raise_errors`` a failure raises instead of denying (reviewer denials
     never raise); ``on_request`` is called with the webhook's answer (e.g. to
-    show the review URL).
+    show the review URL), for each request of a chain of revisions;
+    ``max_revisions`` bounds how many revisions in a row are followed (0, the
+    default: none, a revised call is denied with code "revised"; callers that
+    run ``decision.arguments`` opt in, e.g. with 10). ``timeout`` applies to each
+    request of the chain.
     """
 
     def __init__(
@@ -85,6 +170,7 @@ class ApprovalPort:
         raise_errors: bool = False,
         on_request: Callable[[dict[str, Any]], None] | None = None,
         clock: Callable[[], float] = time.time,
+        max_revisions: int = 0,
     ) -> None:
         self.client = client
         self.timeout = timeout
@@ -94,6 +180,7 @@ class ApprovalPort:
         self._raise = raise_errors
         self._on_request = on_request
         self._clock = clock
+        self.max_revisions = max_revisions
 
     def ask(
         self,
@@ -114,24 +201,66 @@ class ApprovalPort:
 
         ``args_salt`` resumes a call sent from another process (see ``request_approval``)."""
         approval_id: str | None = None
+        revisions: list[PortRevision] = []
         try:
-            created = self.client.request_approval(
-                run_id=run_id, call_id=call_id, tool=tool, arguments=arguments, summary=summary,
-                requested_by=requested_by, environment=environment, effects=effects,
-                expires_in=expires_in, args_salt=args_salt,
-            )
-            approval_id = created["approval_id"]
-            binding = {
-                "run_id": run_id, "call_id": call_id, "tool": tool,
-                "args_digest": args_digest(arguments, created["args_salt"]),
-            }
-            if created["args_digest"] != binding["args_digest"]:
-                raise _Deny("binding-mismatch", "Countersign recorded another digest than this call's")
-            if self._on_request is not None:
-                self._on_request(created)
-            return self._settle(approval_id, binding, timeout if timeout is not None else self.timeout)
+            # The port hashes, sends and returns this one copy, so what runs is what was approved.
+            current: Any = _json_copy(arguments)
+            extra = {"summary": summary, "requested_by": requested_by, "environment": environment,
+                     "effects": effects, "expires_in": expires_in}
+            asked_call_id, salt, revises = call_id, args_salt, None
+            wait = timeout if timeout is not None else self.timeout
+            while True:
+                created = self.client.request_approval(
+                    run_id=run_id, call_id=asked_call_id, tool=tool, arguments=current,
+                    args_salt=salt, revises=revises, **extra,
+                )
+                approval_id = created["approval_id"]
+                binding = {
+                    "run_id": run_id, "call_id": asked_call_id, "tool": tool,
+                    "args_digest": args_digest(current, created["args_salt"]),
+                }
+                if created["args_digest"] != binding["args_digest"]:
+                    raise _Deny("binding-mismatch", "Countersign recorded another digest than this call's")
+                warnings = created.get("warnings")
+                if revises is not None and isinstance(warnings, list) and "revision-differs" in warnings:
+                    # Nothing was carried over, and a changed call nobody proposed is not left for review.
+                    self._withdraw(approval_id)
+                    raise _Deny("revision-differs", "Countersign found the changed call different from the "
+                                "proposed changes; it was withdrawn")
+                if self._on_request is not None:
+                    self._on_request(created)
+                taken, payload = self._settle(approval_id, binding, wait)
+                decision, reviews, jws = taken["decision"], taken["reviews"], taken["receipt"]
+                done = (approval_id, reviews, payload, jws)
+                if decision == "approved":
+                    by = ", ".join(taken["decided_by"]) or "a standing approval"
+                    after = f" after {len(revisions)} revision{'s' if len(revisions) > 1 else ''}" if revisions else ""
+                    return PortDecision(True, "approved", f"approved by {by}{after}", *done,
+                                        arguments=current, revisions=tuple(revisions))
+                if decision != "revised":
+                    if decision == "denied":
+                        why = denial_reason(taken)
+                        reason = f"denied: {why}" if why else "denied by a reviewer"
+                    elif decision == "expired":
+                        reason = "the request expired before anyone decided"
+                    else:
+                        reason = f"not approved ({decision}); the call must not run"
+                    return PortDecision(False, decision, reason, *done, revisions=tuple(revisions))
+
+                # Revised: the call never runs as it was; one changed call is asked per proposal.
+                patch, proposal = taken.get("patch"), taken.get("proposal")
+                if patch is None or proposal is None:
+                    raise _Deny("invalid-revision", "Countersign answered revised without the proposed changes")
+                revisions.append(PortRevision(approval_id, asked_call_id, proposal, patch, payload, jws))
+                if self.max_revisions <= 0:
+                    raise _Deny("revised", f"{proposal['by']} proposed changes instead of approving; the call was not run")
+                if len(revisions) > self.max_revisions:
+                    raise _Deny("too-many-revisions", f"the call was revised more than {self.max_revisions} times "
+                                "in a row; it was not run")
+                current = _patched(current, patch)
+                asked_call_id, salt, revises = revision_call_id(call_id, len(revisions)), None, approval_id
         except _Deny as deny:
-            return PortDecision(False, deny.code, deny.reason, approval_id)
+            return PortDecision(False, deny.code, deny.reason, approval_id, revisions=tuple(revisions))
         except Exception as error:  # fail closed: anything unexpected denies
             if self._raise:
                 raise
@@ -142,9 +271,15 @@ class ApprovalPort:
                 code = "invalid-arguments" if isinstance(error, CanonicalJsonError) else "error"
             # Only the package's own messages, which never quote argument values.
             why = str(error) if known else type(error).__name__
-            return PortDecision(False, code, f"approval failed, so the call is denied: {why}", approval_id)
+            if code == "already-revised":
+                why = "another call already carried these proposed changes; this call was not run"
+                return PortDecision(False, code, why, approval_id, revisions=tuple(revisions))
+            return PortDecision(False, code, f"approval failed, so the call is denied: {why}", approval_id,
+                                revisions=tuple(revisions))
 
-    def _settle(self, approval_id: str, binding: dict[str, str], timeout: float) -> PortDecision:
+    def _settle(
+        self, approval_id: str, binding: dict[str, str], timeout: float
+    ) -> tuple[Mapping[str, Any], dict[str, Any]]:
         try:
             state = self.client.wait_for_decision(approval_id, timeout=max(0.0, timeout))
         except Exception:
@@ -166,19 +301,7 @@ class ApprovalPort:
             if error.code == "already-consumed":
                 raise _Deny("replayed", "this call's decision was already used; it is not reused") from None
             raise
-        payload = self._check_receipt(approval_id, binding, taken)
-        decision, reviews, jws = taken["decision"], taken["reviews"], taken["receipt"]
-        if decision == "approved":
-            by = ", ".join(taken["decided_by"]) or "a standing approval"
-            return PortDecision(True, "approved", f"approved by {by}", approval_id, reviews, payload, jws)
-        if decision == "denied":
-            why = denial_reason(taken)
-            reason = f"denied: {why}" if why else "denied by a reviewer"
-        elif decision == "expired":
-            reason = "the request expired before anyone decided"
-        else:
-            reason = f"not approved ({decision}); the call must not run"
-        return PortDecision(False, decision, reason, approval_id, reviews, payload, jws)
+        return taken, self._check_receipt(approval_id, binding, taken)
 
     def _check_receipt(self, approval_id: str, binding: dict[str, str], taken: Mapping[str, Any]) -> dict[str, Any]:
         expected = {**binding, "approval_id": approval_id, "service": self.client.service_slug, "decision": taken["decision"]}
@@ -207,3 +330,17 @@ class ApprovalPort:
             self.client.cancel(approval_id, timeout=5.0)
         except Exception:  # noqa: BLE001 - best effort: the call is denied either way
             pass
+
+
+def _patched(arguments: Mapping[str, Any], patch: list[dict[str, Any]]) -> dict[str, Any]:
+    """The arguments with a reviewer's changes applied; the input is not changed."""
+    try:
+        result = apply_json_patch(arguments, patch)
+    except JsonPatchError as error:
+        # Its messages name operations and paths, never values.
+        raise _Deny("invalid-revision", f"the proposed changes do not apply to the arguments ({error}); "
+                    "the call was not run") from None
+    if not isinstance(result, dict):
+        raise _Deny("invalid-revision", "the proposed changes do not leave a JSON object of arguments; "
+                    "the call was not run")
+    return result

@@ -23,6 +23,8 @@ CONTRACT_ERROR_CODES = frozenset(
         "binding-mismatch",
         "not-decided",
         "already-decided",
+        # A second, different revision of a request that was already revised.
+        "already-revised",
     }
 )
 

@@ -14,7 +14,16 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from ._checks import _CONSUMED_DECISIONS, _FINAL_DECISIONS, _first_bad, _is_review_list, _is_str, _is_str_list
+from ._checks import (
+    _CONSUMED_DECISIONS,
+    _FINAL_DECISIONS,
+    _first_bad,
+    _is_patch,
+    _is_proposal,
+    _is_review_list,
+    _is_str,
+    _is_str_list,
+)
 from .digest import args_digest, is_args_salt, new_args_salt
 from .errors import CountersignError
 from .http_answers import MAX_WAIT_SECONDS, MAX_WEBHOOK_BODY_BYTES, _Answer, _error_from, _iso_seconds, _NoRedirect
@@ -95,13 +104,19 @@ class CountersignClient:
         webhook_id: str | None = None,
         timeout: float | None = None,
         args_salt: str | None = None,
+        revises: str | None = None,
     ) -> dict[str, Any]:
         """Sends a signed ``approval.requested`` webhook with a salted digest;
         returns the 201 (new) or 200 (replayed) body plus the ``args_salt`` sent.
         The salt is fresh per call and reused when this client asks again for the
         same run and call; pass ``args_salt`` only to resend a call from another
-        process. Raises CanonicalJsonError for arguments with no RFC 8785 form,
-        CountersignError "too-large" (status 0) before sending a body over 256 KiB."""
+        process. ``revises`` names a request a reviewer answered with changes,
+        when these arguments carry them (the approval port does this itself).
+        The answer's ``status`` is "pending", or "approved" for a revision the
+        proposer's approval decided; ``warnings`` may list "quorum-unreachable"
+        or "revision-differs". Raises CanonicalJsonError for arguments with no
+        RFC 8785 form, CountersignError "too-large" (status 0) before sending a
+        body over 256 KiB."""
         if args_salt is not None and not is_args_salt(args_salt):
             raise ValueError("args_salt must be 16-64 bytes as unpadded base64url")
         salt = args_salt or self._salts.get((run_id, call_id)) or new_args_salt()
@@ -119,6 +134,7 @@ class CountersignClient:
             "summary": summary,
             "environment": environment,
             "expires_in": expires_in,
+            "revises": revises,
         }
         data.update({key: value for key, value in optional.items() if value is not None})
         event = {"type": "approval.requested", "timestamp": _iso_seconds(datetime.now(timezone.utc)), "data": data}
@@ -221,7 +237,9 @@ class CountersignClient:
         ``args_salt`` if given, else with the salt this client sent for the same
         run and call, else unsalted). The salt itself is never sent. The answer
         carries ``reviews``, every vote in order; on a denial
-        ``denial_reason(answer)`` is the reviewer's reason."""
+        ``denial_reason(answer)`` is the reviewer's reason. On "revised" it
+        also carries ``patch`` (the proposed changes, RFC 6902) and
+        ``proposal`` (``{"by", "reason", "at"}``)."""
         if (args_digest is None) == (arguments is None):
             raise TypeError("give exactly one of args_digest and arguments")
         if args_digest is not None:
@@ -244,6 +262,8 @@ class CountersignClient:
                 "consumed_at": _is_str,
                 "reviews": _is_review_list,
                 "receipt": _is_str,
+                "patch": _is_patch,
+                "proposal": _is_proposal,
             },
         )
 

@@ -14,14 +14,27 @@
  * asked again after its decision was consumed is denied ("replayed"): the old
  * decision is never reused. Asked again before it was consumed (an executor
  * restarted), it resumes the same request. A real retry needs a new call id.
+ *
+ * Revisions: a reviewer may answer with proposed changes instead of a vote.
+ * The port then applies the changes (a JSON Patch) to its own copy of the
+ * arguments, asks again for the changed call (same run and tool, call id
+ * `revisionCallId(call_id, k)`, `revises` naming the revised request) and
+ * waits for that one; only an approval of the changed arguments allows, and
+ * then `arguments` are the changed ones. `revisions` lists each step. Up to
+ * `maxRevisions` (default 10) are followed; a patch that does not apply, a
+ * revision Countersign finds different from the proposal, or one that was
+ * already made by another call deny.
  */
 import { argsDigest, CanonicalJsonError } from "./args-digest.js";
 import type { CountersignClient } from "./client.js";
 import { CountersignError } from "./errors.js";
 import type { ApprovalRequestInput, RequestedApproval } from "./options.js";
+import { applyJsonPatch, JsonPatchError, type JsonPatch } from "./json-patch.js";
 import type { JwksSource } from "./receipt.js";
+import { revisionCallId } from "./revision-call-id.js";
 import { denialReason } from "./reviews.js";
-import type { ConsumeBinding, ReceiptPayload, Review } from "./types.js";
+import { isObject } from "./shape.js";
+import type { ConsumeBinding, ConsumeResult, Proposal, ReceiptPayload, Review } from "./types.js";
 
 /** The call to decide: what `requestApproval` takes, without a salt (the port makes one). */
 export type PortCall = Omit<ApprovalRequestInput, "args_salt">;
@@ -37,14 +50,40 @@ export type PortDecisionCode =
   | "invalid-receipt"
   | "binding-mismatch"
   | "invalid-arguments"
+  /** A reviewer proposed changes and the port follows none (`maxRevisions: 0`). */
+  | "revised"
+  /** More revisions in a row than `maxRevisions`. */
+  | "too-many-revisions"
+  /** The proposed changes cannot be applied to the arguments, or were not sent. */
+  | "invalid-revision"
+  /** Countersign found the changed call different from the proposal. */
+  | "revision-differs"
   | "error"
   | CountersignError["code"];
+
+/** One step of a chain of revisions: a request a reviewer answered with changes. */
+export interface PortRevision {
+  /** The request that was revised. */
+  approvalId: string;
+  /** Its call id (the original one for the first step). */
+  callId: string;
+  /** Who proposed the changes, why and when. */
+  proposal: Proposal;
+  /** The changes, as applied to that request's arguments (values are argument values: keep them as private as the arguments). */
+  patch: JsonPatch;
+  /** The verified receipt of the revised request (decision "revised"). */
+  receipt: ReceiptPayload;
+  receiptJws: string;
+}
 
 interface PortDecisionBase {
   code: PortDecisionCode;
   /** A sentence for the user or the model; never quotes argument values. */
   reason: string;
+  /** The last request asked (after revisions, the final one). */
   approvalId?: string;
+  /** The revisions followed, in order; empty when the call was decided as asked. */
+  revisions: PortRevision[];
   /** The votes, in order, as the consume answer gave them. */
   reviews: Review[];
   /** The verified receipt and its compact JWS, to keep as evidence. */
@@ -67,8 +106,10 @@ export interface ApprovalPortOptions {
   timeoutMs?: number;
   /** Receipt keys: the JWKS document to pin, or its URL (default: the client's JWKS URL). */
   jwks?: JwksSource;
-  /** Called with the webhook's answer, e.g. to show the review URL. */
+  /** Called with the webhook's answer, e.g. to show the review URL (also for each revision). */
   onRequest?: (created: RequestedApproval) => void;
+  /** How many revisions in a row to follow (default 10); past that the call is denied. 0 denies a revised call ("revised"). */
+  maxRevisions?: number;
 }
 
 export interface AskOptions {
@@ -81,6 +122,9 @@ export interface AskOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_MAX_REVISIONS = 10;
+
+type Taken = { taken: ConsumeResult; receipt: ReceiptPayload };
 
 /** A denial decided by the port itself, carried to the one place that builds the answer. */
 class Deny extends Error {
@@ -105,36 +149,74 @@ export class ApprovalPort {
   /** Requests approval of one call, waits, consumes once: allow (with the approved arguments) or deny. */
   async ask(call: PortCall, options: AskOptions = {}): Promise<PortDecision> {
     let approvalId: string | undefined;
+    const revisions: PortRevision[] = [];
+    const maxRevisions = this.options.maxRevisions ?? DEFAULT_MAX_REVISIONS;
     try {
       // The port hashes, sends and returns this one copy, so what runs is what was approved.
-      const approvedArgs = deepFreeze(structuredClone(call.arguments));
-      // Not aborted mid-flight: a request Countersign stored must be known, to be withdrawn.
-      const created = await this.client.requestApproval({ ...call, arguments: approvedArgs });
-      approvalId = created.approval_id;
-      if (options.signal?.aborted) {
-        await this.withdraw(approvalId);
-        throw new CountersignError({ code: "aborted", status: 0 });
+      let current: ApprovalRequestInput = { ...call, arguments: deepFreeze(structuredClone(call.arguments)) };
+      for (;;) {
+        const { taken, receipt } = await this.askOnce(current, options, (id) => (approvalId = id));
+        if (approvalId === undefined) throw new Deny("error", "no request was recorded");
+        const evidence = { approvalId, reviews: taken.reviews, receipt, receiptJws: taken.receipt, revisions };
+        if (taken.decision === "approved") {
+          const by = taken.decided_by.join(", ") || "a standing approval";
+          const revised = revisions.length ? ` after ${revisions.length} revision${revisions.length > 1 ? "s" : ""}` : "";
+          return { allowed: true, code: "approved", reason: `approved by ${by}${revised}`, arguments: current.arguments, ...evidence };
+        }
+        if (taken.decision === "denied") {
+          const why = denialReason(taken);
+          return { allowed: false, code: "denied", reason: why ? `denied: ${why}` : "denied by a reviewer", ...evidence };
+        }
+        if (taken.decision === "expired")
+          return { allowed: false, code: "expired", reason: "the request expired before anyone decided", ...evidence };
+        if (taken.decision !== "revised") throw new Deny("error", "Countersign answered a decision this port does not know");
+
+        // Revised: the call never runs as it was; at most one changed call is asked per proposal.
+        if (!taken.patch || !taken.proposal) throw new Deny("invalid-revision", "Countersign answered revised without the proposed changes");
+        revisions.push({ approvalId, callId: current.call_id, proposal: taken.proposal, patch: taken.patch, receipt, receiptJws: taken.receipt });
+        if (maxRevisions <= 0) throw new Deny("revised", `${taken.proposal.by} proposed changes instead of approving; the call was not run`);
+        if (revisions.length > maxRevisions) {
+          throw new Deny("too-many-revisions", `the call was revised more than ${maxRevisions} times in a row; it was not run`);
+        }
+        current = {
+          ...current,
+          call_id: revisionCallId(call.call_id, revisions.length),
+          arguments: deepFreeze(patched(current.arguments, taken.patch)),
+          revises: approvalId,
+        };
       }
-      const binding: ConsumeBinding = {
-        run_id: call.run_id,
-        call_id: call.call_id,
-        tool: call.tool,
-        args_digest: argsDigest(approvedArgs, created.args_salt),
-      };
-      if (created.args_digest !== binding.args_digest) throw new Deny("binding-mismatch", "Countersign recorded another digest than this call's");
-      this.options.onRequest?.(created);
-      return await this.settle(created.approval_id, binding, approvedArgs, options);
     } catch (error) {
-      return { allowed: false, approvalId, reviews: [], ...denialOf(error) };
+      return { allowed: false, approvalId, reviews: [], revisions, ...denialOf(error) };
     }
   }
 
-  private async settle(
-    approvalId: string,
-    binding: ConsumeBinding,
-    approvedArgs: Record<string, unknown>,
-    options: AskOptions,
-  ): Promise<PortDecision> {
+  /** One request of the chain: sent, waited for and consumed, its receipt verified. */
+  private async askOnce(current: ApprovalRequestInput, options: AskOptions, recorded: (approvalId: string) => void): Promise<Taken> {
+    // Not aborted mid-flight: a request Countersign stored must be known, to be withdrawn.
+    const created = await this.client.requestApproval(current);
+    const approvalId = created.approval_id;
+    recorded(approvalId);
+    if (options.signal?.aborted) {
+      await this.withdraw(approvalId);
+      throw new CountersignError({ code: "aborted", status: 0 });
+    }
+    const binding: ConsumeBinding = {
+      run_id: current.run_id,
+      call_id: current.call_id,
+      tool: current.tool,
+      args_digest: argsDigest(current.arguments, created.args_salt),
+    };
+    if (created.args_digest !== binding.args_digest) throw new Deny("binding-mismatch", "Countersign recorded another digest than this call's");
+    if (current.revises !== undefined && created.warnings?.includes("revision-differs")) {
+      // Nothing was carried over, and a changed call the reviewer did not propose is not left for review.
+      await this.withdraw(approvalId);
+      throw new Deny("revision-differs", "Countersign found the changed call different from the proposed changes; it was withdrawn");
+    }
+    this.options.onRequest?.(created);
+    return this.settle(approvalId, binding, options);
+  }
+
+  private async settle(approvalId: string, binding: ConsumeBinding, options: AskOptions): Promise<Taken> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const started = Date.now();
     const ticker = options.onProgress ? setInterval(() => options.onProgress?.(Date.now() - started), options.progressIntervalMs ?? 5000) : undefined;
@@ -167,16 +249,7 @@ export class ApprovalPort {
       throw error;
     }
     const receipt = await this.checkReceipt(approvalId, binding, taken.decision, taken.receipt);
-    const evidence = { approvalId, reviews: taken.reviews, receipt, receiptJws: taken.receipt };
-    if (taken.decision === "approved") {
-      const by = taken.decided_by.join(", ") || "a standing approval";
-      return { allowed: true, code: "approved", reason: `approved by ${by}`, arguments: approvedArgs, ...evidence };
-    }
-    if (taken.decision === "denied") {
-      const why = denialReason(taken);
-      return { allowed: false, code: "denied", reason: why ? `denied: ${why}` : "denied by a reviewer", ...evidence };
-    }
-    return { allowed: false, code: "expired", reason: "the request expired before anyone decided", ...evidence };
+    return { taken, receipt };
   }
 
   private async checkReceipt(approvalId: string, binding: ConsumeBinding, decision: string, jws: string): Promise<ReceiptPayload> {
@@ -208,12 +281,29 @@ function replayed(): Deny {
   return new Deny("replayed", "this call's decision was already used; it is not reused (send a new call id)");
 }
 
+/** The arguments with a reviewer's changes applied; the input is not changed. */
+function patched(args: Readonly<Record<string, unknown>>, patch: JsonPatch): Record<string, unknown> {
+  let result: unknown;
+  try {
+    result = applyJsonPatch(args, patch);
+  } catch (error) {
+    // JsonPatchError messages name operations and paths, never values.
+    const why = error instanceof JsonPatchError ? error.message : "it could not be applied";
+    throw new Deny("invalid-revision", `the proposed changes do not apply to the arguments (${why}); the call was not run`);
+  }
+  if (!isObject(result)) throw new Deny("invalid-revision", "the proposed changes do not leave a JSON object of arguments; the call was not run");
+  return result;
+}
+
 function denialOf(error: unknown): { code: PortDecisionCode; reason: string } {
   if (error instanceof Deny) return { code: error.code, reason: error.reason };
   if (error instanceof CanonicalJsonError)
     return { code: "invalid-arguments", reason: `the arguments have no JSON form, so the call is denied: ${error.message}` };
   if (error instanceof CountersignError) {
     if (error.code === "aborted") return { code: "aborted", reason: "the call was cancelled while waiting for approval; the request was withdrawn" };
+    if (error.code === "already-revised") {
+      return { code: "already-revised", reason: "another call already carried these proposed changes; this call was not run" };
+    }
     // The client's own messages, which never quote argument values.
     return { code: error.code, reason: `approval failed, so the call is denied: ${error.message}` };
   }

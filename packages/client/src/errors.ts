@@ -14,6 +14,8 @@ export const CONTRACT_ERROR_CODES = [
   "binding-mismatch",
   "not-decided",
   "already-decided",
+  // A second, different revision of a request that was already revised.
+  "already-revised",
 ] as const;
 
 export type ContractErrorCode = (typeof CONTRACT_ERROR_CODES)[number];

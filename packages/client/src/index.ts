@@ -34,7 +34,16 @@ export { APPROVAL_WARNINGS } from "./types.js";
 // Digest and Standard Webhooks signing: the one implementation, shared with the server.
 export * from "./args-digest.js";
 export * from "./standard-webhooks.js";
-export { ApprovalPort, type ApprovalPortOptions, type AskOptions, type PortCall, type PortDecision, type PortDecisionCode } from "./approval-port.js";
+export {
+  ApprovalPort,
+  type ApprovalPortOptions,
+  type AskOptions,
+  type PortCall,
+  type PortDecision,
+  type PortDecisionCode,
+  type PortRevision,
+} from "./approval-port.js";
+export { revisionCallId } from "./revision-call-id.js";
 export { approvalDenied, isApprovalDenied, type ApprovalDenied } from "./tool-denial.js";
 export {
   applyJsonPatch,

@@ -8,19 +8,27 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { CompactSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import { afterAll, beforeAll, expect } from "vitest";
-import { argsDigest } from "../src/args-digest.js";
+import { argsDigest, canonicalJson } from "../src/args-digest.js";
+import { applyJsonPatch, type JsonPatch } from "../src/json-patch.js";
 import { generateWebhookSecret, verifyWebhook, webhookHeadersFrom } from "../src/standard-webhooks.js";
-import { CountersignClient, CountersignError, type ApprovalState, type ReceiptPayload, type Review } from "../src/index.js";
+import { CountersignClient, CountersignError, type ApprovalState, type Proposal, type ReceiptPayload, type Review } from "../src/index.js";
 
 export const SLUG = "payments";
 export const TOKEN = "cs_test_token";
 export const SECRET = generateWebhookSecret();
 
 interface Stored {
-  created: { approval_id: string; status: "pending"; args_digest: string; expires_at: string; review_url: string };
+  created: { approval_id: string; status: "pending" | "approved"; args_digest: string; expires_at: string; review_url: string; warnings?: string[] };
   state: ApprovalState;
   waiters: (() => void)[];
+  /** The arguments as received: what a revision is compared with (the real server compares redacted views). */
+  args: Record<string, unknown>;
+  /** Set when a reviewer proposed changes (status "revised"). */
+  revision?: { patch: JsonPatch; proposal: Proposal; revisedBy?: string };
 }
+
+/** How the fake answers revisions: the proposer's approval meets the quorum at once, or a mismatch is reported whatever arrives. */
+export const revisionBehaviour = { approveOnArrival: false, alwaysDiffers: false };
 
 export interface Received {
   headers: IncomingMessage["headers"];
@@ -86,6 +94,26 @@ export function decide(
   for (const wake of stored.waiters.splice(0)) wake();
 }
 
+/** A reviewer answers a pending request with changes: it ends "revised" and its consume carries the patch. */
+export function propose(id: string, patch: JsonPatch, by = "ana@example.com", reason = "smaller") {
+  const stored = approvals.get(id);
+  if (!stored) throw new Error(`no approval ${id}`);
+  const at = new Date().toISOString();
+  stored.revision = { patch, proposal: { by, reason, at } };
+  stored.state = { ...stored.state, status: "revised", decided_at: at, decided_by: [by], reviews: [] };
+  for (const wake of stored.waiters.splice(0)) wake();
+}
+
+/** Another call of the same service already revised the request (one revision per proposal). */
+export function reviseElsewhere(id: string) {
+  const stored = approvals.get(id);
+  if (!stored?.revision) throw new Error(`${id} was not revised`);
+  stored.revision.revisedBy = "someone\u0000else";
+}
+
+/** The request the fake holds under an id, for assertions. */
+export const approvalById = (id: string) => approvals.get(id);
+
 async function handle(req: IncomingMessage, res: ServerResponse) {
   const url = new URL(req.url ?? "/", "http://localhost");
   const rawBody = await readBody(req);
@@ -122,18 +150,32 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
       }
       return send(res, 200, stored.created);
     }
+    // A revision (docs/revisions.md): only of a revised request, once, compared with the proposal.
+    let differs = false;
+    const revised = typeof data.revises === "string" ? approvals.get(data.revises) : undefined;
+    if (data.revises !== undefined) {
+      if (!revised?.revision) return send(res, 422, { error: "invalid-request", issues: [{ path: "data.revises", message: "not revised" }] });
+      if (revised.revision.revisedBy !== undefined) return send(res, 409, { error: "already-revised" });
+      revised.revision.revisedBy = callKey;
+      const expected = applyJsonPatch(revised.args, revised.revision.patch);
+      differs = revisionBehaviour.alwaysDiffers || data.tool !== revised.state.tool || canonicalJson(expected) !== canonicalJson(data.arguments);
+    }
+    const carried = revised?.revision && !differs && revisionBehaviour.approveOnArrival;
     const id = `apr_${++sequence}`;
     const expires_at = new Date(Date.now() + 3600_000).toISOString();
     const created = {
       approval_id: id,
-      status: "pending" as const,
+      status: carried ? ("approved" as const) : ("pending" as const),
       args_digest: digest,
       expires_at,
       review_url: `${fake.baseUrl}/approvals/${id}`,
+      ...(differs ? { warnings: ["revision-differs"] } : {}),
     };
+    const proposer = revised?.revision?.proposal;
     approvals.set(id, {
       created,
       waiters: [],
+      args: data.arguments,
       state: {
         approval_id: id,
         status: "pending",
@@ -146,6 +188,14 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
         decided_by: [],
         reviews: [],
         consumed: false,
+        ...(carried && proposer
+          ? {
+              status: "approved" as const,
+              decided_at: new Date().toISOString(),
+              decided_by: [proposer.by],
+              reviews: [{ by: proposer.by, vote: "approve" as const, reason: proposer.reason, at: new Date().toISOString() }],
+            }
+          : {}),
       },
     });
     byCall.set(callKey, id);
@@ -218,6 +268,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
         consumed_at: payload.consumed_at,
         reviews: s.reviews,
         receipt,
+        ...(s.status === "revised" && stored.revision ? { patch: stored.revision.patch, proposal: stored.revision.proposal } : {}),
       });
     }
   }

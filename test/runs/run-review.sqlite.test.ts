@@ -1,0 +1,3 @@
+import { runReviewSuite } from "./run-review.suite";
+
+runReviewSuite("sqlite");
