@@ -99,9 +99,17 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
 
   const redactValue = (input: unknown, onHidden?: OnHidden): RedactionResult => {
     let hits = 0;
-    // Pointers are only built for a caller that asks where things were hidden.
-    const at = (pointer: string, key: string | number) => (onHidden ? `${pointer}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}` : "");
-    const hidden: Array<Parameters<OnHidden>> = [];
+    // Where a node is, as links to its parent (null: the root), kept only for
+    // a caller that asks where things were hidden; a pointer is spelled out
+    // only for what was hidden.
+    type Loc = { up: Loc; seg: string | number } | null;
+    const child = (up: Loc, seg: string | number): Loc => (onHidden ? { up, seg } : null);
+    const pointerOf = (loc: Loc): string => {
+      const segs: string[] = [];
+      for (let l = loc; l; l = l.up) segs.push(`/${String(l.seg).replace(/~/g, "~0").replace(/\//g, "~1")}`);
+      return segs.reverse().join("");
+    };
+    const hidden: Array<[Loc, "key" | "value", unknown]> = [];
     // Strings scanned for split secrets are scanned once: the results are
     // kept for their own redaction.
     const memo = new Map<string, Tagged[]>();
@@ -125,17 +133,17 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
     // later from the work stack. `seen` maps input containers to their copy
     // (shared references stay shared and cycles cannot loop forever).
     const seen = new Map<object, Container>();
-    const work: Array<{ source: object; target: Container; pointer: string }> = [];
-    const convert = (value: unknown, key: string | number | undefined, pointer: string, extra?: Tagged[]): unknown => {
+    const work: Array<{ source: object; target: Container; loc: Loc }> = [];
+    const convert = (value: unknown, key: string | number | undefined, loc: Loc, extra?: Tagged[]): unknown => {
       if (typeof value === "string") {
         const shown = text(value, extra);
-        if (onHidden && shown !== value) hidden.push([pointer, "value", value]);
+        if (onHidden && shown !== value) hidden.push([loc, "value", value]);
         return shown;
       }
       if (typeof value === "number" || typeof value === "bigint") {
         if (!isCardNumberValue(value)) return value;
         hits++;
-        if (onHidden) hidden.push([pointer, "value", value]);
+        if (onHidden) hidden.push([loc, "value", value]);
         return CARD_TAG;
       }
       if (typeof value !== "object" || value === null) return value;
@@ -144,12 +152,12 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
       const toJSON = (value as { toJSON?: unknown }).toJSON;
       if (typeof toJSON === "function" && !Array.isArray(value)) {
         const plain: unknown = toJSON.call(value, key === undefined ? "" : String(key));
-        if (typeof plain !== "object" || plain === null) return convert(plain, key, pointer);
+        if (typeof plain !== "object" || plain === null) return convert(plain, key, loc);
         value = plain;
       }
       const target: Container = Array.isArray(value) ? new Array<unknown>((value as unknown[]).length) : {};
       seen.set(value as object, target);
-      work.push({ source: value as object, target, pointer });
+      work.push({ source: value as object, target, loc });
       return target;
     };
     // Ranges of secrets split across the strings of one container, by position.
@@ -172,14 +180,14 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
     };
 
     try {
-      const root = convert(input, undefined, "");
+      const root = convert(input, undefined, null);
       for (let job = work.pop(); job; job = work.pop()) {
-        const { source, target, pointer } = job;
+        const { source, target, loc } = job;
         if (Array.isArray(target)) {
           const items = source as unknown[];
           const values = Array.from({ length: target.length }, (_, k) => items[k]);
           const split = splitRanges(values, []);
-          for (let k = 0; k < target.length; k++) target[k] = convert(values[k], k, at(pointer, k), split.get(k));
+          for (let k = 0; k < target.length; k++) target[k] = convert(values[k], k, child(loc, k), split.get(k));
           continue;
         }
         const record = source as Record<string, unknown>;
@@ -194,7 +202,7 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
           const redactedKey = redactedKeys[k] as string;
           let outKey = redactedKey;
           for (let n = 2; Object.prototype.hasOwnProperty.call(target, outKey); n++) outKey = `${redactedKey}#${n}`;
-          const entry = at(pointer, outKey);
+          const entry = child(loc, outKey);
           if (onHidden && outKey !== key) hidden.push([entry, "key", key]);
           const original = values[k];
           if (secret[k] && !(typeof original === "boolean" && keepsBooleanValue(withoutTags(redactedKey)))) {
@@ -207,7 +215,7 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
           }
         });
       }
-      if (onHidden) for (const h of hidden) onHidden(...h);
+      if (onHidden) for (const [at, kind, raw] of hidden) onHidden(pointerOf(at), kind, raw);
       return { value: root, hits };
     } catch {
       onHidden?.("", "value", input);

@@ -67,5 +67,9 @@ export function checkPatch(view: unknown, hidden: readonly HiddenEntry[], patch:
       };
     }
   }
-  return { ok: true, result: applyJsonPatch(view, patch) };
+  const result = applyJsonPatch(view, patch);
+  if (typeof result !== "object" || result === null || Array.isArray(result)) {
+    return { ok: false, message: "the arguments must stay a JSON object" };
+  }
+  return { ok: true, result };
 }

@@ -45,6 +45,11 @@ describe("hidden values", () => {
     for (const [, , digest] of hidden) expect(digest).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
+  it("spells pointers per RFC 6901, at any depth", () => {
+    const { hidden } = redactArguments(redactor, "svc_1", { "a/b~c": [{ deep: { to: "ana@example.com" } }], plain: "x" });
+    expect(hidden.map(([p]) => p)).toEqual(["/a~1b~0c/0/deep/to"]);
+  });
+
   it("digests alike only within one service", () => {
     const a = sealed({ k: "key ana@example.com" }, "svc_1");
     expect(sameSealedView(a.sealed, sealed({ k: "key ana@example.com" }, "svc_1").sealed)).toBe(true);
@@ -92,6 +97,12 @@ describe("proposals and revisions", () => {
     expect(check([{ op: "replace", path: "/items", value: [] }])).toMatchObject({ ok: false });
     expect(check([{ op: "remove", path: "/items/1" }])).toMatchObject({ ok: true });
     expect(check([{ op: "add", path: "/token", value: "abc" }])).toMatchObject({ ok: false });
+    const plain = redactArguments(redactor, "svc_1", { amount: 1 });
+    expect(checkPatch(plain.view, plain.hidden, [{ op: "replace", path: "", value: [1] }], redactor)).toMatchObject({
+      ok: false,
+      message: "the arguments must stay a JSON object",
+    });
+    expect(checkPatch(plain.view, plain.hidden, [{ op: "replace", path: "", value: { amount: 2 } }], redactor)).toMatchObject({ ok: true });
     expect(check([{ op: "add", path: "/to", value: { deep: ["carol@example.com"] } }])).toMatchObject({ ok: false });
   });
 });

@@ -260,6 +260,23 @@ export function revisionsSuite(provider: Provider, enabled = true) {
       expect(await row(selfish.approval_id)).toMatchObject({ revisionMatch: true, approveCount: 0 });
     });
 
+    it("refuses proposals on an expired request and from a disabled reviewer, and carries no approval of a disabled proposer", async () => {
+      const { disableUser } = await import("@/lib/users/disable-user");
+      const { service, ana, bo, call, first } = await setUp(1);
+      const patch: JsonPatch = [{ op: "replace", path: "/amount", value: 5 }];
+      await ctx.db.approval.update({ where: { id: first.approval_id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+      await expect(propose(ana.id, { approvalId: first.approval_id, patch, reason: "x" })).rejects.toMatchObject({ code: "expired" });
+
+      const next = await send(service, { ...call, call_id: "c2" });
+      await disableUser(bo.email, "cli");
+      await expect(propose(bo.id, { approvalId: next.approval_id, patch, reason: "x" })).rejects.toMatchObject({ code: "forbidden" });
+      await propose(ana.id, { approvalId: next.approval_id, patch, reason: "smaller" });
+      await disableUser(ana.email, "cli");
+      const revision = await send(service, { ...call, call_id: "c2.r1", arguments: { ...call.arguments, amount: 5 }, revises: next.approval_id });
+      expect(revision.status).toBe("pending");
+      expect(await row(revision.approval_id)).toMatchObject({ revisionMatch: true, approveCount: 0 });
+    });
+
     it("chains: a revision can itself be revised, and each link is checked against its own proposal", async () => {
       const { service, ana, bo, call, first } = await setUp(2);
       await propose(ana.id, { approvalId: first.approval_id, patch: [{ op: "replace", path: "/amount", value: 50 }], reason: "less" });

@@ -107,6 +107,26 @@ export function runReviewSuite(provider: Provider, enabled = true) {
       expect(denied.outcomes.every((o) => o.status === "denied")).toBe(true);
     });
 
+    it("refuses the whole batch when one request expired or the reviewer was disabled or lost the role", async () => {
+      const { disableUser } = await import("@/lib/users/disable-user");
+      const { revokeRole } = await import("@/lib/users/roles");
+      const { service, role, alice, bob, runId, ids } = await setUp(1, 3);
+      await ctx.db.approval.update({ where: { id: ids[1]! }, data: { expiresAt: new Date(Date.now() - 1000) } });
+      await expect(runs.reviewRun(alice.id, { service: service.slug, runId, decision: "approve", approvalIds: ids })).rejects.toMatchObject({
+        code: "expired",
+      });
+      const live = [ids[0]!, ids[2]!];
+      await revokeRole({ email: alice.email, role }, "cli");
+      await expect(runs.reviewRun(alice.id, { service: service.slug, runId, decision: "approve", approvalIds: live })).rejects.toMatchObject({
+        code: "not-found",
+      });
+      await disableUser(bob.email, "cli");
+      await expect(runs.reviewRun(bob.id, { service: service.slug, runId, decision: "approve", approvalIds: live })).rejects.toMatchObject({
+        code: "forbidden",
+      });
+      expect(await ctx.db.review.count({ where: { approvalId: { in: ids } } })).toBe(0);
+    });
+
     it("is all or none under a concurrent deny, every time", async () => {
       for (let round = 0; round < 8; round++) {
         const { service, alice, bob, runId, ids } = await setUp(1, 4);
