@@ -11,10 +11,10 @@ import { db } from "@/lib/db/client";
 import { CommandOutcome, parseArgs, UsageError, type Command } from "./admin/flags";
 import { coreCommands } from "./admin/core-commands";
 import { auditCommands } from "./admin/audit-commands";
-import { policyCommands } from "./admin/policy-commands";
+import { policyCommands, ruleCommands } from "./admin/policy-commands";
 import { userCommands } from "./admin/user-commands";
 
-const COMMANDS: Record<string, Command> = { ...coreCommands, ...auditCommands, ...policyCommands, ...userCommands };
+const COMMANDS: Record<string, Command> = { ...coreCommands, ...auditCommands, ...policyCommands, ...ruleCommands, ...userCommands };
 
 function usage(): string {
   return ["usage: npm run admin -- <command>", ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join("\n");

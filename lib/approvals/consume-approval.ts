@@ -91,6 +91,7 @@ type ConsumedRow = {
   decidedBy: string;
   patch: string | null;
   patchReason: string | null;
+  standingApprovalId: string | null;
 };
 
 /**
@@ -113,6 +114,8 @@ async function consumed(tx: Tx, service: AuthenticatedService, row: ConsumedRow,
     decided_by: decidedBy,
     decided_at: decidedAt,
     consumed_at: now.toISOString(),
+    // Who decided, when no one looked at this call: the standing approval whose approvers are named.
+    ...(row.standingApprovalId ? { standing_approval: row.standingApprovalId } : {}),
   };
   const receipt = await signReceipt(claims, signingKey);
   // Why, for the agent: the votes and reasons. Not in the receipt, which is

@@ -23,6 +23,7 @@ import type { ApprovalCreated, ApprovalRequested } from "./schemas";
 import { redactArguments } from "../revisions/hidden-values";
 import { checkRevision, type RevisionCheck } from "../revisions/check-revision";
 import { recordVoteInTx } from "../reviews/record-review";
+import { applyStanding } from "../standing/standing-approvals";
 
 export type IngestResult = { created: boolean; body: ApprovalCreated };
 
@@ -172,13 +173,17 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
           ...(revision ? { revises: revision.revisesId, revision: revision.match ? "matches" : "differs" } : {}),
         },
       });
+      let row = approval;
       if (revision?.match) {
         // The proposer approved these arguments: their vote counts here, under every rule
         // of a vote cast now (role held, not the requester, …), or not at all.
-        const carried = await carryProposerVote(tx, approval.id, revision, approval.createdAt);
-        if (carried) return { created: true, body: approvalCreatedBody(carried) };
+        row = (await carryProposerVote(tx, approval.id, revision, approval.createdAt)) ?? row;
       }
-      return { created: true, body: approvalCreatedBody(approval) };
+      // Calls like one a quorum already approved for a while are decided as they arrive.
+      if (row.status === "pending" && (await applyStanding(tx, approval, policy, { view, hidden }, service.slug))) {
+        row = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
+      }
+      return { created: true, body: approvalCreatedBody(row) };
     });
     emitLocalChange(result.body.approval_id);
     // Its reviewers are told now, not at the next tick.

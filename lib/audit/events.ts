@@ -14,6 +14,11 @@ export const AUDIT_EVENT_TYPES = [
   "revision.proposed",
   // "Approve all" / "Deny all" on a run's page: one event for the batch beside each vote's own.
   "run.reviewed",
+  // Standing approvals (docs/standing-approvals.md): proposed, each approval of one, applied to a request, revoked.
+  "standing.proposed",
+  "standing.approved",
+  "standing.applied",
+  "standing.revoked",
   // Nobody decided in time: the policy's escalation roles joined the required roles (lib/notifications/escalate.ts).
   "approval.escalated",
   "consume.refused",

@@ -21,6 +21,7 @@ export const DEFAULT_POLICY: PolicyDefinition = {
   escalate_after: null,
   escalate_to_roles: [],
   slack_channel: null,
+  standing_max_ttl: 0,
 };
 
 class DefaultPolicyRace extends Error {}

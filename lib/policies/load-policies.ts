@@ -35,6 +35,7 @@ type PolicyRow = {
   escalateAfterSeconds: number | null;
   escalateToRoles: string;
   slackChannel: string | null;
+  standingMaxTtlSeconds: number;
 };
 
 /** A stored policy row as the matcher's rule. */
@@ -53,6 +54,7 @@ export function ruleFromRow(r: PolicyRow): PolicyRule {
     escalateAfterSeconds: r.escalateAfterSeconds,
     escalateToRoles: rolesJson.parse(r.escalateToRoles),
     slackChannel: r.slackChannel,
+    standingMaxTtlSeconds: r.standingMaxTtlSeconds,
   };
 }
 

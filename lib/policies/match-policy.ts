@@ -27,6 +27,8 @@ export type PolicyRule = {
   escalateToRoles: string[];
   /** The Slack channel that gets the requests it matches (null: none). */
   slackChannel: string | null;
+  /** The longest a standing approval may live under it, in seconds (0: none allowed). */
+  standingMaxTtlSeconds: number;
 };
 
 export type PolicySnapshot = Pick<

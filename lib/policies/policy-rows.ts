@@ -25,6 +25,7 @@ export function definitionOf(rule: PolicyRule): PolicyDefinition {
     escalate_after: rule.escalateAfterSeconds,
     escalate_to_roles: rule.escalateToRoles,
     slack_channel: rule.slackChannel,
+    standing_max_ttl: rule.standingMaxTtlSeconds,
   };
 }
 
@@ -70,6 +71,7 @@ export async function writePolicyRow(tx: Tx, p: PolicyDefinition, existing: { id
     escalateAfterSeconds: p.escalate_after,
     escalateToRoles: JSON.stringify(p.escalate_to_roles),
     slackChannel: p.slack_channel,
+    standingMaxTtlSeconds: p.standing_max_ttl,
   };
   if (!existing) {
     await tx.policy.create({
@@ -86,6 +88,7 @@ export async function writePolicyRow(tx: Tx, p: PolicyDefinition, existing: { id
         escalateAfterSeconds: rule.escalateAfterSeconds,
         escalateToRoles: rule.escalateToRoles,
         slackChannel: rule.slackChannel,
+        standingMaxTtlSeconds: rule.standingMaxTtlSeconds,
       },
     });
   } else {

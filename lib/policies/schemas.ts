@@ -102,6 +102,10 @@ export const policyInputSchema = z
       .transform((v) => v ?? null),
     escalate_to_roles: z.preprocess((v) => listOf(v ?? []), rolesListSchema(20)),
     slack_channel: slackChannelSchema.nullish().transform((v) => v ?? null),
+    // 0 (the default): no standing approvals under this policy.
+    standing_max_ttl: integer(0, MAX_TTL_SECONDS, " of seconds")
+      .nullish()
+      .transform((v) => v ?? 0),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -143,6 +147,7 @@ export const POLICY_FIELDS = [
   "escalate_after",
   "escalate_to_roles",
   "slack_channel",
+  "standing_max_ttl",
 ] as const satisfies ReadonlyArray<keyof PolicyDefinition>;
 
 /** Just the definition's fields, in POLICY_FIELDS order. */

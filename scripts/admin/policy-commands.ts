@@ -7,12 +7,13 @@ import { listPolicies, policyJson } from "@/lib/policies/list-policies";
 import { whichPolicy } from "@/lib/policies/which-policy";
 import { PolicyFileError, readPolicyFile } from "@/lib/policies/policy-file";
 import { POLICY_FIELDS, splitRoles } from "@/lib/policies/schemas";
+import { listStanding, revokeStanding } from "@/lib/standing/standing-approvals";
 import { one, optional, type Command } from "./flags";
 
 export const policyCommands: Record<string, Command> = {
   "policy set": {
     usage:
-      "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P] [--remind-at F1,F2] [--escalate-after SECONDS --escalate-to-roles R1,R2] [--slack-channel C|#name]",
+      "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P] [--remind-at F1,F2] [--escalate-after SECONDS --escalate-to-roles R1,R2] [--slack-channel C|#name] [--standing-max-ttl SECONDS]",
     // A field's flag is its name with dashes: remind_at → --remind-at.
     flags: POLICY_FIELDS.map((f) => f.replaceAll("_", "-")),
     run: async (f) => {
@@ -30,6 +31,7 @@ export const policyCommands: Record<string, Command> = {
           escalate_after: optional(f, "escalate-after"),
           escalate_to_roles: optional(f, "escalate-to-roles"),
           slack_channel: optional(f, "slack-channel"),
+          standing_max_ttl: optional(f, "standing-max-ttl"),
         },
         "cli",
       );
@@ -67,6 +69,7 @@ export const policyCommands: Record<string, Command> = {
           escalate_after: p.escalateAfterSeconds,
           escalate_to_roles: p.escalateToRoles,
           slack_channel: p.slackChannel,
+          standing_max_ttl: p.standingMaxTtlSeconds,
           default: p.isDefault,
         },
         also_matching: answer.alsoMatching,
@@ -86,5 +89,35 @@ export const policyCommands: Record<string, Command> = {
         throw e;
       }
     },
+  },
+};
+
+/** Standing approvals (docs/standing-approvals.md): list them, revoke one. */
+export const ruleCommands: Record<string, Command> = {
+  "rule list": {
+    usage: "rule list",
+    flags: [],
+    run: async () => ({
+      rules: (await listStanding("cli")).map((s) => ({
+        id: s.id,
+        service: s.service,
+        tool: s.tool,
+        pins: s.pins,
+        status: s.status,
+        policy: s.policy,
+        approved_by: s.approvedBy,
+        quorum: s.quorum,
+        uses: s.uses,
+        max_uses: s.maxUses,
+        last_used_at: s.lastUsedAt?.toISOString() ?? null,
+        expires_at: s.expiresAt.toISOString(),
+        source_approval: s.sourceApprovalId,
+      })),
+    }),
+  },
+  "rule revoke": {
+    usage: "rule revoke --id ID",
+    flags: ["id"],
+    run: (f) => revokeStanding("cli", one(f, "id")),
   },
 };

@@ -100,6 +100,15 @@ function PolicyFields({ p }: { p?: PolicyView }) {
         className="w-full sm:w-44"
         help="A channel id (C0123…) or #channel: every request goes there"
       />
+      <TextField
+        label="Standing approvals up to"
+        name="standing_max_ttl"
+        type="number"
+        defaultValue={p?.standing_max_ttl ? String(p.standing_max_ttl) : ""}
+        placeholder="0: none"
+        className="w-44"
+        help="Seconds a standing approval may live; empty or 0 forbids them"
+      />
     </>
   );
 }
@@ -118,6 +127,7 @@ function followUp(p: PolicyView): string {
   const words = [
     followUpWords({ remindAt: p.remind_at, escalateAfterSeconds: p.escalate_after, escalateToRoles: p.escalate_to_roles }),
     p.slack_channel ? `posted to Slack ${p.slack_channel}` : "",
+    p.standing_max_ttl ? `standing approvals up to ${humanSeconds(p.standing_max_ttl)}` : "",
   ]
     .filter(Boolean)
     .join(" · ");

@@ -149,6 +149,8 @@ export interface ReceiptPayload {
   decided_by: string[];
   decided_at: string;
   consumed_at: string;
+  /** The standing approval that decided the request as it arrived, if one did (docs/standing-approvals.md). */
+  standing_approval?: string;
 }
 
 /** `data` of an `approval.decided` callback (docs/api.md). */

@@ -1,0 +1,344 @@
+// Standing approvals (docs/standing-approvals.md): proposed from a request's
+// page, approved by the policy's quorum under the review rules (the proposer
+// counts as one), applied at ingest to matching requests, revoked by its
+// reviewers or an admin. Every rule is checked here, on the server, against
+// current state: roles are read at the moment of each vote.
+import "server-only";
+import { createHash } from "node:crypto";
+import canonicalize from "canonicalize";
+import { z } from "zod";
+import { db, type Tx } from "../db/client";
+import { inTransaction } from "../db/transaction";
+import { appendAuditEvent } from "../audit/append-event";
+import type { Actor } from "../audit/events";
+import { AppError, issuesOf } from "../errors";
+import { newId } from "../ids";
+import { can } from "../auth/permissions";
+import { loadPolicies } from "../policies/load-policies";
+import { matchPolicy, type PolicyRule } from "../policies/match-policy";
+import { loadRedactor } from "../redaction-rules/manage-rules";
+import { parseHidden, type HiddenEntry } from "../revisions/hidden-values";
+import { isRequester, requiredRolesOf } from "../reviews/eligibility";
+import { loadViewer, rolesOf, visibleTo, type Viewer } from "../reviews/visibility";
+import { parseStringList } from "../string-list";
+import { finalizeApproval } from "../approvals/finalize";
+import { buildPins, parsePins, pinRequestSchema, pinsMatch, pinWords, type Pin } from "./pins";
+
+export const proposeStandingSchema = z.object({
+  approvalId: z.string().min(1).max(100),
+  pins: z.array(pinRequestSchema).min(1, "pin at least one argument value"),
+  expiresInSeconds: z.number().int().min(60, "must last at least a minute"),
+  maxUses: z.number().int().min(1).max(1_000_000).nullish(),
+  reason: z
+    .string()
+    .trim()
+    .min(1, "say why calls like this one may run without asking")
+    .max(2000)
+    .regex(/^[^\u0000]*$/, "must not contain NUL characters"),
+});
+export type ProposeStandingInput = z.input<typeof proposeStandingSchema>;
+
+const digestOf = (v: unknown) => "sha256:" + createHash("sha256").update(canonicalize(v)!).digest("hex");
+
+/** Who may vote on or revoke a standing approval now: a required role, enabled, not the source request's requester. */
+function standingEligibility(viewer: Viewer | null, s: { requiredRoles: string; requestedBy: string | null; requesterKey: string | null }) {
+  if (!viewer || viewer.disabledAt) return { ok: false as const, code: "forbidden" as const, message: "your account cannot review" };
+  if (isRequester(s, viewer)) return { ok: false as const, code: "self-review" as const, message: "you requested the call it came from" };
+  const required = requiredRolesOf(s.requiredRoles);
+  if (!rolesOf(viewer).some((r) => required.includes(r))) {
+    return { ok: false as const, code: "not-eligible" as const, message: `this needs one of these roles: ${required.join(", ")}` };
+  }
+  return { ok: true as const };
+}
+
+/** Sees a standing approval: holders of its roles, admins and auditors (as for requests). */
+function seesStanding(viewer: Viewer | null, s: { requiredRoles: string }) {
+  if (!viewer || viewer.disabledAt) return false;
+  const roles = rolesOf(viewer);
+  return can({ roles }, "requests:view-all") || requiredRolesOf(s.requiredRoles).some((r) => roles.includes(r));
+}
+
+/** The policy that governs requests like this one now: the request's own, or null if another now matches. */
+function currentPolicy(policies: PolicyRule[], a: { policyName: string; tool: string; effects: string }, service: string): PolicyRule | null {
+  const p = matchPolicy(policies, { service, tool: a.tool, effects: a.effects as "read" | "write" | "destructive" });
+  return p.name === a.policyName ? p : null;
+}
+
+async function lockStanding(tx: Tx, id: string) {
+  await tx.$executeRaw`UPDATE standing_approvals SET approve_count = approve_count WHERE id = ${id}`;
+  return tx.standingApproval.findUnique({ where: { id }, include: { votes: { select: { reviewerId: true } } } });
+}
+
+export async function proposeStanding(reviewerId: string, input: ProposeStandingInput) {
+  const parsed = proposeStandingSchema.safeParse(input);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new AppError("invalid-request", `${first?.path.join(".") || "input"}: ${first?.message ?? "invalid"}`, { issues: issuesOf(parsed.error) });
+  }
+  const { approvalId, pins: pinRequests, expiresInSeconds, maxUses, reason } = parsed.data;
+  const redactor = await loadRedactor(db());
+  const policies = await loadPolicies(db());
+
+  const created = await inTransaction(async (tx) => {
+    const now = new Date();
+    const a = await tx.approval.findUnique({ where: { id: approvalId }, include: { service: { select: { slug: true } } } });
+    const viewer = await tx.user.findUnique({
+      where: { id: reviewerId },
+      select: { id: true, email: true, disabledAt: true, roles: { select: { role: true } }, identities: { select: { email: true, subject: true } } },
+    });
+    if (!a || !visibleTo(viewer, a)) throw new AppError("not-found");
+    const verdict = standingEligibility(viewer, a);
+    if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
+    const policy = currentPolicy(policies, a, a.service.slug);
+    if (!policy)
+      throw new AppError(
+        "invalid-request",
+        "the policy for calls like this one has changed since this request arrived: propose from a newer request",
+      );
+    if (policy.standingMaxTtlSeconds <= 0) throw new AppError("forbidden", `policy ${policy.name} does not allow standing approvals`);
+    if (expiresInSeconds > policy.standingMaxTtlSeconds) {
+      throw new AppError("invalid-request", `policy ${policy.name} allows standing approvals of at most ${policy.standingMaxTtlSeconds} seconds`);
+    }
+    const hidden = parseHidden(a.redactedDigests);
+    if (!hidden) throw new AppError("invalid-request", "this request arrived before standing approvals existed: propose from a newer request");
+    const built = buildPins(JSON.parse(a.redactedArgs), hidden, pinRequests, (v) => typeof v !== "string" || redactor.findSecret(v) === null);
+    if (!built.ok) throw new AppError("invalid-request", built.message, { issues: [{ path: "pins", message: built.message }] });
+
+    const email = viewer!.email;
+    const active = policy.quorum <= 1;
+    const s = await tx.standingApproval.create({
+      data: {
+        id: newId("sta"),
+        serviceId: a.serviceId,
+        tool: a.tool,
+        pins: JSON.stringify(built.pins),
+        reason,
+        sourceApprovalId: a.id,
+        requestedBy: a.requestedBy,
+        requesterKey: a.requesterKey,
+        policyName: policy.name,
+        requiredRoles: JSON.stringify(policy.roles),
+        quorum: policy.quorum,
+        proposedById: reviewerId,
+        status: active ? "active" : "proposed",
+        approveCount: 1,
+        approvedBy: JSON.stringify([email]),
+        maxUses: maxUses ?? null,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + expiresInSeconds * 1000),
+        activatedAt: active ? now : null,
+      },
+    });
+    await tx.standingVote.create({ data: { id: newId("stv"), standingId: s.id, reviewerId, reviewerEmail: email, createdAt: now } });
+    const actor: Actor = `user:${email}`;
+    // Pins hold argument values: the chain keeps their digest and their paths.
+    await appendAuditEvent(tx, {
+      type: "standing.proposed",
+      actor,
+      approvalId: a.id,
+      data: {
+        standing: s.id,
+        service: a.service.slug,
+        tool: a.tool,
+        pins_digest: digestOf(built.pins),
+        paths: built.pins.map((p) => p.path).slice(0, 50),
+        expires_at: s.expiresAt.toISOString(),
+        max_uses: s.maxUses,
+        quorum: s.quorum,
+        reason,
+      },
+    });
+    if (active)
+      await appendAuditEvent(tx, {
+        type: "standing.approved",
+        actor,
+        data: { standing: s.id, approvals: 1, quorum: s.quorum, active: true, approved_by: [email] },
+      });
+    return s;
+  });
+  return { id: created.id, status: created.status };
+}
+
+export async function approveStanding(reviewerId: string, standingId: string) {
+  return inTransaction(async (tx) => {
+    const now = new Date();
+    const s = await lockStanding(tx, standingId);
+    const viewer = await tx.user.findUnique({
+      where: { id: reviewerId },
+      select: { id: true, email: true, disabledAt: true, roles: { select: { role: true } }, identities: { select: { email: true, subject: true } } },
+    });
+    if (!s || !seesStanding(viewer, s)) throw new AppError("not-found");
+    if (s.status !== "proposed") throw new AppError("already-decided", `this standing approval is already ${s.status}`);
+    if (s.expiresAt <= now) throw new AppError("expired", "this standing approval has expired");
+    const verdict = standingEligibility(viewer, s);
+    if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
+    if (s.votes.some((v) => v.reviewerId === reviewerId)) throw new AppError("already-reviewed", "you have already approved it");
+
+    const email = viewer!.email;
+    const approvedBy = [...parseStringList(s.approvedBy), email];
+    const active = approvedBy.length >= s.quorum;
+    await tx.standingVote.create({ data: { id: newId("stv"), standingId, reviewerId, reviewerEmail: email, createdAt: now } });
+    await tx.standingApproval.update({
+      where: { id: standingId },
+      data: { approveCount: approvedBy.length, approvedBy: JSON.stringify(approvedBy), ...(active ? { status: "active", activatedAt: now } : {}) },
+    });
+    await appendAuditEvent(tx, {
+      type: "standing.approved",
+      actor: `user:${email}`,
+      data: { standing: standingId, approvals: approvedBy.length, quorum: s.quorum, active, ...(active ? { approved_by: approvedBy } : {}) },
+    });
+    return { id: standingId, status: active ? "active" : "proposed", approvals: approvedBy.length, quorum: s.quorum };
+  });
+}
+
+/** Revoked by an admin (or the CLI), or by a reviewer who may vote on it; effective for the next request. */
+export async function revokeStanding(by: { userId: string } | "cli", standingId: string) {
+  return inTransaction(async (tx) => {
+    const s = await lockStanding(tx, standingId);
+    let actor: Actor = "cli";
+    if (by !== "cli") {
+      const viewer = await tx.user.findUnique({
+        where: { id: by.userId },
+        select: {
+          id: true,
+          email: true,
+          disabledAt: true,
+          roles: { select: { role: true } },
+          identities: { select: { email: true, subject: true } },
+        },
+      });
+      if (!s || !seesStanding(viewer, s)) throw new AppError("not-found");
+      const admin = can({ roles: rolesOf(viewer!) }, "admin:policies");
+      if (!admin && !standingEligibility(viewer, s).ok) throw new AppError("forbidden", "only its reviewers and admins can revoke it");
+      actor = `user:${viewer!.email}`;
+    }
+    if (!s) throw new AppError("not-found");
+    if (s.status === "revoked") throw new AppError("already-decided", "this standing approval is already revoked");
+    const now = new Date();
+    await tx.standingApproval.update({ where: { id: standingId }, data: { status: "revoked", revokedAt: now, revokedBy: actor } });
+    await appendAuditEvent(tx, { type: "standing.revoked", actor, data: { standing: standingId, uses: s.uses } });
+    return { id: standingId, status: "revoked" as const, revoked_at: now.toISOString() };
+  });
+}
+
+export type StandingView = {
+  id: string;
+  service: string;
+  tool: string;
+  pins: string[];
+  reason: string;
+  status: "proposed" | "active" | "revoked" | "expired";
+  policy: string;
+  quorum: number;
+  approvedBy: string[];
+  uses: number;
+  maxUses: number | null;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+  expiresAt: Date;
+  sourceApprovalId: string;
+  /** The viewer may approve it now / revoke it. */
+  canApprove: boolean;
+  canRevoke: boolean;
+};
+
+/** The standing approvals a viewer may see (all of them for the CLI), newest first. */
+export async function listStanding(viewerId: string | "cli", limit = 200): Promise<StandingView[]> {
+  const viewer = viewerId === "cli" ? null : await loadViewer(viewerId);
+  const rows = await db().standingApproval.findMany({
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+    include: { votes: { select: { reviewerId: true } } },
+  });
+  const services = new Map((await db().service.findMany({ select: { id: true, slug: true } })).map((s) => [s.id, s.slug]));
+  const now = new Date();
+  return rows
+    .filter((s) => viewerId === "cli" || seesStanding(viewer, s))
+    .map((s) => {
+      const status = s.status !== "revoked" && s.expiresAt <= now ? "expired" : (s.status as StandingView["status"]);
+      const eligible = viewer !== null && standingEligibility(viewer, s).ok;
+      const admin = viewer !== null && can({ roles: rolesOf(viewer) }, "admin:policies");
+      return {
+        id: s.id,
+        service: services.get(s.serviceId) ?? "",
+        tool: s.tool,
+        pins: (parsePins(s.pins) ?? []).map(pinWords),
+        reason: s.reason,
+        status,
+        policy: s.policyName,
+        quorum: s.quorum,
+        approvedBy: parseStringList(s.approvedBy),
+        uses: s.uses,
+        maxUses: s.maxUses,
+        lastUsedAt: s.lastUsedAt,
+        createdAt: s.createdAt,
+        expiresAt: s.expiresAt,
+        sourceApprovalId: s.sourceApprovalId,
+        canApprove: status === "proposed" && eligible && !s.votes.some((v) => v.reviewerId === viewerId),
+        canRevoke: (status === "proposed" || status === "active") && (eligible || admin),
+      };
+    });
+}
+
+type IngestedRow = {
+  id: string;
+  serviceId: string;
+  tool: string;
+  requestedBy: string | null;
+  requesterKey: string | null;
+  createdAt: Date;
+};
+
+/**
+ * At ingest, in the request's transaction: the first active standing
+ * approval that matches decides it at once. Its use is counted by one
+ * conditional UPDATE (so max_uses holds however many ingests race, on any
+ * number of instances); a standing approval never applies to a request
+ * whose requester is one of its approvers. Returns its id, or null.
+ */
+export async function applyStanding(
+  tx: Tx,
+  approval: IngestedRow,
+  policy: PolicyRule,
+  args: { view: unknown; hidden: readonly HiddenEntry[] },
+  serviceSlug: string,
+): Promise<string | null> {
+  if (policy.standingMaxTtlSeconds <= 0) return null;
+  const now = approval.createdAt;
+  const candidates = await tx.standingApproval.findMany({
+    where: { serviceId: approval.serviceId, tool: approval.tool, status: "active" },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+  for (const s of candidates) {
+    // Expiry is fixed at creation; a policy made stricter since stops it applying.
+    if (s.expiresAt <= now || s.policyName !== policy.name || s.quorum < policy.quorum) continue;
+    if (s.maxUses !== null && s.uses >= s.maxUses) continue;
+    const pins: Pin[] | null = parsePins(s.pins);
+    if (!pins || !pinsMatch(pins, args.view, args.hidden)) continue;
+    const approvers = parseStringList(s.approvedBy);
+    if (approval.requestedBy !== null || approval.requesterKey !== null) {
+      const people = await tx.user.findMany({
+        where: { email: { in: approvers } },
+        select: { email: true, identities: { select: { email: true, subject: true } } },
+      });
+      const known = new Map(people.map((p) => [p.email, p]));
+      const requesterAmong = approvers.some((email) => isRequester(approval, known.get(email) ?? { email, identities: [] }));
+      if (requesterAmong) continue;
+    }
+    const taken =
+      await tx.$executeRaw`UPDATE standing_approvals SET uses = uses + 1 WHERE id = ${s.id} AND status = 'active' AND (max_uses IS NULL OR uses < max_uses)`;
+    if (taken !== 1) continue;
+    await tx.standingApproval.update({ where: { id: s.id }, data: { lastUsedAt: now } });
+    await tx.approval.update({ where: { id: approval.id }, data: { standingApprovalId: s.id, approveCount: approvers.length } });
+    await appendAuditEvent(tx, {
+      type: "standing.applied",
+      actor: "system",
+      approvalId: approval.id,
+      data: { standing: s.id, service: serviceSlug, tool: approval.tool, uses: s.uses + 1, approved_by: approvers },
+    });
+    const decided = await finalizeApproval(tx, approval.id, "approved", { decidedBy: approvers, decidedAt: now, actor: "system" });
+    if (!decided) throw new Error("a new request left pending state in its own transaction");
+    return s.id;
+  }
+  return null;
+}

@@ -1,0 +1,3 @@
+import { standingSuite } from "./standing.suite";
+
+standingSuite("sqlite");

@@ -1,0 +1,230 @@
+// Standing approvals on a real database (docs/standing-approvals.md):
+// proposed from a request with pins, approved by the policy's quorum under
+// the review rules, applied at ingest to matching requests only (every pin
+// operator, hidden values by keyed digest), never past expiry, revocation or
+// max_uses (exactly, under 32 concurrent ingests), never to a request whose
+// requester approved it.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Provider } from "../helpers/databases";
+import { useFreshDatabase } from "../helpers/databases";
+
+type Service = Awaited<ReturnType<typeof import("../helpers/fixtures").makeService>>;
+
+export function standingSuite(provider: Provider, enabled = true) {
+  describe.runIf(enabled)(`standing approvals (${provider})`, () => {
+    let ctx: Awaited<ReturnType<typeof useFreshDatabase>>;
+    let f: typeof import("../helpers/fixtures");
+    let ingest: typeof import("@/lib/approvals/ingest-approval").ingestApproval;
+    let schema: typeof import("@/lib/approvals/schemas").approvalRequestedSchema;
+    let standing: typeof import("@/lib/standing/standing-approvals");
+    let consume: typeof import("@/lib/approvals/consume-approval").consumeApproval;
+    let verifyChain: typeof import("@/lib/audit/verify-chain").verifyChain;
+    let decodeReceiptUnverified: typeof import("@countersign/client").decodeReceiptUnverified;
+
+    beforeAll(async () => {
+      ctx = await useFreshDatabase(provider);
+      f = await import("../helpers/fixtures");
+      ({ ingestApproval: ingest } = await import("@/lib/approvals/ingest-approval"));
+      ({ approvalRequestedSchema: schema } = await import("@/lib/approvals/schemas"));
+      standing = await import("@/lib/standing/standing-approvals");
+      ({ consumeApproval: consume } = await import("@/lib/approvals/consume-approval"));
+      ({ verifyChain } = await import("@/lib/audit/verify-chain"));
+      ({ decodeReceiptUnverified } = await import("@countersign/client"));
+    });
+    afterAll(async () => ctx?.close());
+
+    type Call = { tool: string; arguments: Record<string, unknown>; requested_by?: string; run_id?: string; call_id?: string };
+    const send = async (service: Service, call: Call) =>
+      (
+        await ingest(
+          service.auth,
+          `msg_${randomUUID()}`,
+          schema.parse({ type: "approval.requested", data: { run_id: `run_${randomUUID()}`, call_id: "c1", ...call } }),
+        )
+      ).body;
+    const secret = () => `sk_live_${f.uid()}${f.uid()}${f.uid()}`;
+
+    /** A service, a policy allowing standing approvals for an hour, reviewers, and a first request to propose from. */
+    async function setUp(quorum: number, standingMaxTtl = 3600) {
+      const service = await f.makeService();
+      const role = `st-${f.uid()}`;
+      const tool = `st.pay.${f.uid()}`;
+      const policy = await f.makePolicy({ tool, roles: [role], quorum });
+      await ctx.db.policy.update({ where: { id: policy.id }, data: { standingMaxTtlSeconds: standingMaxTtl } });
+      const [ana, bo, cy] = [await f.makeUser([role]), await f.makeUser([role]), await f.makeUser([role])];
+      const key = secret();
+      const args = { account: "AC-1", amount: 40, currency: "EUR", api_key: key };
+      const first = await send(service, { tool, arguments: args });
+      return { service, role, tool, ana, bo, cy, key, args, first };
+    }
+
+    const PINS = [
+      { path: "/account", op: "eq" as const },
+      { path: "/amount", op: "lte" as const, value: 100 },
+      { path: "/currency", op: "in" as const, values: ["EUR", "USD"] },
+      { path: "/api_key", op: "eq" as const },
+    ];
+
+    it("proposed, approved by the quorum, then decides matching requests as they arrive; the receipt names it", async () => {
+      const { service, tool, ana, bo, args, first, key } = await setUp(2);
+      const proposed = await standing.proposeStanding(ana.id, {
+        approvalId: first.approval_id,
+        pins: PINS,
+        expiresInSeconds: 1800,
+        maxUses: null,
+        reason: "small EUR payments to AC-1",
+      });
+      expect(proposed.status).toBe("proposed");
+      // Not active yet: a matching request waits for people.
+      expect((await send(service, { tool, arguments: args })).status).toBe("pending");
+      await expect(standing.approveStanding(ana.id, proposed.id)).rejects.toMatchObject({ code: "already-reviewed" });
+      expect(await standing.approveStanding(bo.id, proposed.id)).toMatchObject({ status: "active", approvals: 2 });
+
+      const matched = await send(service, { tool, arguments: { ...args, amount: 99, currency: "USD" } });
+      expect(matched.status).toBe("approved");
+      const row = await ctx.db.approval.findUniqueOrThrow({ where: { id: matched.approval_id } });
+      expect(row).toMatchObject({ status: "approved", standingApprovalId: proposed.id, decidedBy: JSON.stringify([ana.email, bo.email]) });
+      const taken = await consume(service.auth, matched.approval_id, {
+        run_id: row.runId,
+        call_id: row.callId,
+        tool,
+        args_digest: matched.args_digest,
+      });
+      expect(taken).toMatchObject({ decision: "approved", decided_by: [ana.email, bo.email] });
+      expect(decodeReceiptUnverified(taken.receipt).payload).toMatchObject({ standing_approval: proposed.id, decision: "approved" });
+
+      // Each pin holds alone: a failing one leaves the request to people.
+      const misses = [
+        { ...args, amount: 101 },
+        { ...args, account: "AC-2" },
+        { ...args, currency: "GBP" },
+        { ...args, api_key: secret() },
+        { ...args, amount: "40" },
+        { account: "AC-1", amount: 40, currency: "EUR" },
+      ];
+      for (const m of misses) expect((await send(service, { tool, arguments: m })).status).toBe("pending");
+      // Another tool or service is never covered.
+      const other = await f.makeService();
+      expect((await send(other, { tool, arguments: args })).status).toBe("pending");
+
+      const list = await standing.listStanding("cli");
+      const mine = list.find((s) => s.id === proposed.id)!;
+      expect(mine).toMatchObject({ status: "active", uses: 1, approvedBy: [ana.email, bo.email] });
+      expect(mine.pins).toEqual([`/account = "AC-1"`, "/amount ≤ 100", `/currency is one of "EUR", "USD"`, "/api_key is the same redacted value"]);
+      expect(mine.lastUsedAt).not.toBeNull();
+      const stored = await ctx.db.standingApproval.findUniqueOrThrow({ where: { id: proposed.id } });
+      expect(stored.pins).not.toContain(key);
+      const types = (await ctx.db.auditEvent.findMany({ where: { type: { startsWith: "standing." } }, orderBy: { seq: "asc" } })).map((e) => e.type);
+      expect(types).toEqual(expect.arrayContaining(["standing.proposed", "standing.approved", "standing.applied"]));
+      for (const e of await ctx.db.auditEvent.findMany({ where: { type: { startsWith: "standing." } } })) expect(e.data).not.toContain(key);
+      expect(await verifyChain()).toMatchObject({ ok: true });
+    });
+
+    it("gte, expiry and revocation: the next request after either is left to people", async () => {
+      const { service, tool, ana, args, first } = await setUp(1);
+      const s = await standing.proposeStanding(ana.id, {
+        approvalId: first.approval_id,
+        pins: [{ path: "/amount", op: "gte", value: 10 }],
+        expiresInSeconds: 600,
+        reason: "at least ten",
+      });
+      expect(s.status).toBe("active");
+      expect((await send(service, { tool, arguments: { ...args, amount: 10 } })).status).toBe("approved");
+      expect((await send(service, { tool, arguments: { ...args, amount: 9 } })).status).toBe("pending");
+      await ctx.db.standingApproval.update({ where: { id: s.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+      expect((await send(service, { tool, arguments: args })).status).toBe("pending");
+
+      const again = await setUp(1);
+      const r = await standing.proposeStanding(again.ana.id, {
+        approvalId: again.first.approval_id,
+        pins: [{ path: "/account", op: "eq" }],
+        expiresInSeconds: 600,
+        reason: "x",
+      });
+      expect((await send(again.service, { tool: again.tool, arguments: again.args })).status).toBe("approved");
+      expect(await standing.revokeStanding("cli", r.id)).toMatchObject({ status: "revoked" });
+      expect((await send(again.service, { tool: again.tool, arguments: again.args })).status).toBe("pending");
+      await expect(standing.revokeStanding("cli", r.id)).rejects.toMatchObject({ code: "already-decided" });
+    });
+
+    it("max_uses holds exactly under 32 concurrent ingests", async () => {
+      const { service, tool, ana, args, first } = await setUp(1);
+      const s = await standing.proposeStanding(ana.id, {
+        approvalId: first.approval_id,
+        pins: [{ path: "/account", op: "eq" }],
+        expiresInSeconds: 600,
+        maxUses: 5,
+        reason: "five",
+      });
+      const answers = await Promise.all(Array.from({ length: 32 }, () => send(service, { tool, arguments: args })));
+      expect(answers.filter((a) => a.status === "approved")).toHaveLength(5);
+      expect(await ctx.db.standingApproval.findUniqueOrThrow({ where: { id: s.id } })).toMatchObject({ uses: 5 });
+      expect(await ctx.db.approval.count({ where: { standingApprovalId: s.id } })).toBe(5);
+    });
+
+    it("never applies to a request whose requester approved it", async () => {
+      const { service, tool, ana, bo, args, first } = await setUp(2);
+      const s = await standing.proposeStanding(ana.id, {
+        approvalId: first.approval_id,
+        pins: [{ path: "/account", op: "eq" }],
+        expiresInSeconds: 600,
+        reason: "x",
+      });
+      await standing.approveStanding(bo.id, s.id);
+      expect((await send(service, { tool, arguments: args, requested_by: bo.email })).status).toBe("pending");
+      expect((await send(service, { tool, arguments: args, requested_by: `Bo <${bo.email.toUpperCase()}>` })).status).toBe("pending");
+      expect((await send(service, { tool, arguments: args, requested_by: "someone-else@example.com" })).status).toBe("approved");
+    });
+
+    it("holds the review rules on proposing and approving, and the policy's limits", async () => {
+      const { service, role, tool, ana, bo, cy, args } = await setUp(2);
+      const own = await send(service, { tool, arguments: args, requested_by: cy.email });
+      // The source request's requester can neither propose nor approve.
+      await expect(
+        standing.proposeStanding(cy.id, { approvalId: own.approval_id, pins: PINS, expiresInSeconds: 600, reason: "x" }),
+      ).rejects.toMatchObject({
+        code: "self-review",
+      });
+      const s = await standing.proposeStanding(ana.id, { approvalId: own.approval_id, pins: PINS, expiresInSeconds: 600, reason: "x" });
+      await expect(standing.approveStanding(cy.id, s.id)).rejects.toMatchObject({ code: "self-review" });
+      const outsider = await f.makeUser(["elsewhere"]);
+      await expect(standing.approveStanding(outsider.id, s.id)).rejects.toMatchObject({ code: "not-found" });
+      const { disableUser } = await import("@/lib/users/disable-user");
+      const dee = await f.makeUser([role]);
+      await disableUser(dee.email, "cli");
+      await expect(standing.approveStanding(dee.id, s.id)).rejects.toMatchObject({ code: "not-found" });
+      const { revokeRole } = await import("@/lib/users/roles");
+      await revokeRole({ email: bo.email, role }, "cli");
+      await expect(standing.approveStanding(bo.id, s.id)).rejects.toMatchObject({ code: "not-found" });
+      await ctx.db.standingApproval.update({ where: { id: s.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+      const eve = await f.makeUser([role]);
+      await expect(standing.approveStanding(eve.id, s.id)).rejects.toMatchObject({ code: "expired" });
+
+      // Longer than the policy allows, a policy that allows none, a pin on something that is not there or not a value.
+      const first = await send(service, { tool, arguments: args });
+      await expect(
+        standing.proposeStanding(ana.id, { approvalId: first.approval_id, pins: PINS, expiresInSeconds: 7200, reason: "x" }),
+      ).rejects.toMatchObject({
+        code: "invalid-request",
+      });
+      for (const pins of [
+        [{ path: "/missing", op: "eq" as const }],
+        [{ path: "/amount", op: "lte" as const, value: 10 }],
+        [{ path: "/api_key", op: "in" as const, values: ["x"] }],
+        [],
+      ]) {
+        await expect(
+          standing.proposeStanding(ana.id, { approvalId: first.approval_id, pins, expiresInSeconds: 600, reason: "x" }),
+        ).rejects.toMatchObject({
+          code: "invalid-request",
+        });
+      }
+      const closed = await setUp(1, 0);
+      await expect(
+        standing.proposeStanding(closed.ana.id, { approvalId: closed.first.approval_id, pins: PINS, expiresInSeconds: 600, reason: "x" }),
+      ).rejects.toMatchObject({ code: "forbidden" });
+      expect(await ctx.db.standingApproval.count({ where: { sourceApprovalId: closed.first.approval_id } })).toBe(0);
+    });
+  });
+}
