@@ -5,6 +5,7 @@ import { NavLinks } from "./nav-links";
 /** The header's pages and the permission each needs (the same one its page guard asks for). */
 const LINKS: Array<{ href: string; label: string; permission: Permission }> = [
   { href: "/approvals", label: "Queue", permission: "queue:view" },
+  { href: "/standing", label: "Standing approvals", permission: "queue:view" },
   { href: "/admin/users", label: "Users", permission: "admin:users" },
   { href: "/admin/policies", label: "Policies", permission: "admin:policies" },
   { href: "/admin/services", label: "Services", permission: "admin:services" },

@@ -21,7 +21,25 @@ function base32(bytes: Uint8Array): string {
 }
 
 export type IdPrefix =
-  "apr" | "usr" | "svc" | "rev" | "pol" | "evt" | "dlv" | "att" | "ses" | "idn" | "msg" | "ntr" | "ntf" | "nta" | "psb" | "slk" | "bat" | "sta" | "stv";
+  | "apr"
+  | "usr"
+  | "svc"
+  | "rev"
+  | "pol"
+  | "evt"
+  | "dlv"
+  | "att"
+  | "ses"
+  | "idn"
+  | "msg"
+  | "ntr"
+  | "ntf"
+  | "nta"
+  | "psb"
+  | "slk"
+  | "bat"
+  | "sta"
+  | "stv";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${base32(randomBytes(16))}`;

@@ -73,7 +73,7 @@ export function buildOpenApi(serverUrl: string) {
             "201": json("New request", approvalCreatedSchema),
             "200": json("Repeat of an earlier delivery: the first answer", approvalCreatedSchema),
             "401": error("Signature, timestamp or service not accepted", "invalid-signature"),
-            "409": error("Same call id with another tool or digest", "call-reused"),
+            "409": error("Same call id with another tool or digest, or a second revision of one proposal", "call-reused", "already-revised"),
             "413": error("Body over 256 KiB", "too-large"),
             "422": error("Body not valid, or digest differs", "invalid-request", "digest-mismatch"),
             "429": error("Over the service's rate limit (see Retry-After)", "rate-limited"),

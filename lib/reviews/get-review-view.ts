@@ -13,6 +13,7 @@ import { textView } from "../display/request-display";
 import { parseHidden } from "../revisions/hidden-values";
 import { describePatch, editablePaths } from "../revisions/revision-view";
 import type { RevisionDifferences } from "../revisions/check-revision";
+import { standingOffer } from "../standing/standing-approvals";
 
 export async function getReviewView(approvalId: string, viewerId: string) {
   const a = await db().approval.findUnique({
@@ -83,6 +84,10 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     whyNot: verdict.ok ? null : verdict.message,
     /** The viewer may propose changes instead of voting, on these paths (docs/revisions.md). */
     editablePaths: verdict.ok && revision.hidden ? editablePaths(view, revision.hidden) : null,
+    /** Proposing a standing approval from this request: the policy's longest expiry and the values a pin can name, or null. */
+    standing: await standingOffer(viewer, { ...a, serviceSlug: a.service.slug }),
+    /** The standing approval that decided it as it arrived. */
+    standingApprovalId: a.standingApprovalId,
     proposal: revision.proposal,
     revisedAs: revision.revisedAs,
     revises: revision.revises,

@@ -4,6 +4,7 @@
 // hidden one, and its new values passed the redaction rules.
 import { applyJsonPatch, formatJsonPointer, parseJsonPointer, type JsonPatch } from "@countersign/client";
 import { textView, type TextView } from "../display/request-display";
+import { findingsOf } from "../display/reveal";
 import type { HiddenEntry } from "./hidden-values";
 
 export type ChangeRow = { op: "add" | "remove" | "replace"; path: TextView; before: TextView | null; after: TextView | null };
@@ -65,11 +66,14 @@ export function editablePaths(view: unknown, hidden: readonly HiddenEntry[], lim
     const { node, path } = stack.pop()!;
     const pointer = formatJsonPointer(path);
     if (blocked.has(pointer)) continue;
-    if (path.length) out.push(pointer);
-    const children: Array<{ node: unknown; path: Array<string | number> }> = [];
-    if (Array.isArray(node)) node.forEach((child, i) => children.push({ node: child, path: [...path, i] }));
-    else if (isObject(node)) for (const key of Object.keys(node)) children.push({ node: node[key], path: [...path, key] });
-    stack.push(...children.reverse());
+    // A path is offered as text to pick: one with invisible or direction-changing characters is left out (it can still be typed).
+    if (path.length && findingsOf(pointer).length === 0) out.push(pointer);
+    // At most `limit` children of any one container: nothing past them could be listed anyway.
+    if (Array.isArray(node)) for (let i = Math.min(node.length, limit) - 1; i >= 0; i--) stack.push({ node: node[i], path: [...path, i] });
+    else if (isObject(node)) {
+      const keys = Object.keys(node).slice(0, limit);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ node: node[keys[i]!], path: [...path, keys[i]!] });
+    }
   }
   return out;
 }

@@ -9,6 +9,7 @@ import canonicalize from "canonicalize";
 import { z } from "zod";
 import { parseJsonPointer } from "@countersign/client";
 import type { HiddenEntry } from "../revisions/hidden-values";
+import { findingsOf } from "../display/reveal";
 
 export const MAX_PINS = 20;
 export const MAX_IN_VALUES = 20;
@@ -166,4 +167,28 @@ export function parsePins(text: string): Pin[] | null {
   } catch {
     return null;
   }
+}
+
+/** JSON Pointers of the single values a pin can name (redacted ones included), in document order, at most `limit`. */
+export function pinnablePaths(view: unknown, hidden: readonly HiddenEntry[], limit = 300): string[] {
+  const index = hiddenIndex(hidden);
+  const out: string[] = [];
+  const stack: Array<{ node: unknown; pointer: string }> = [{ node: view, pointer: "" }];
+  while (stack.length && out.length < limit) {
+    const { node, pointer } = stack.pop()!;
+    if (index.keys.has(pointer)) continue;
+    if (pointer && (index.values.has(pointer) || isLeaf(node))) {
+      // Offered as text to pick: a path with invisible or direction-changing characters is left out.
+      if (findingsOf(pointer).length === 0) out.push(pointer);
+      continue;
+    }
+    const at = (seg: string | number) => `${pointer}/${String(seg).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    // At most `limit` children of any one container: nothing past them could be listed anyway.
+    if (Array.isArray(node)) for (let i = Math.min(node.length, limit) - 1; i >= 0; i--) stack.push({ node: node[i], pointer: at(i) });
+    else if (typeof node === "object" && node !== null) {
+      const keys = Object.keys(node).slice(0, limit);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ node: (node as Record<string, unknown>)[keys[i]!], pointer: at(keys[i]!) });
+    }
+  }
+  return out;
 }

@@ -22,7 +22,7 @@ import { isRequester, requiredRolesOf } from "../reviews/eligibility";
 import { loadViewer, rolesOf, visibleTo, type Viewer } from "../reviews/visibility";
 import { parseStringList } from "../string-list";
 import { finalizeApproval } from "../approvals/finalize";
-import { buildPins, parsePins, pinRequestSchema, pinsMatch, pinWords, type Pin } from "./pins";
+import { buildPins, parsePins, pinnablePaths, pinRequestSchema, pinsMatch, pinWords, type Pin } from "./pins";
 
 export const proposeStandingSchema = z.object({
   approvalId: z.string().min(1).max(100),
@@ -69,13 +69,75 @@ async function lockStanding(tx: Tx, id: string) {
   return tx.standingApproval.findUnique({ where: { id }, include: { votes: { select: { reviewerId: true } } } });
 }
 
-export async function proposeStanding(reviewerId: string, input: ProposeStandingInput) {
-  const parsed = proposeStandingSchema.safeParse(input);
+function parseProposal(input: ProposeStandingInput) {
+  return parseWith(proposeStandingSchema, input);
+}
+
+function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     throw new AppError("invalid-request", `${first?.path.join(".") || "input"}: ${first?.message ?? "invalid"}`, { issues: issuesOf(parsed.error) });
   }
-  const { approvalId, pins: pinRequests, expiresInSeconds, maxUses, reason } = parsed.data;
+  return parsed.data;
+}
+
+/**
+ * What the request's page offers for proposing a standing approval to this
+ * viewer: the longest expiry the policy allows and the values a pin can
+ * name; null when they may not propose one (policy forbids, not theirs).
+ */
+export async function standingOffer(
+  viewer: Viewer | null,
+  a: {
+    tool: string;
+    effects: string;
+    policyName: string;
+    requiredRoles: string;
+    requestedBy: string | null;
+    requesterKey: string | null;
+    redactedArgs: string;
+    redactedDigests: string | null;
+    serviceSlug: string;
+  },
+): Promise<{ maxTtlSeconds: number; paths: string[] } | null> {
+  if (!standingEligibility(viewer, a).ok) return null;
+  const hidden = parseHidden(a.redactedDigests);
+  if (!hidden) return null;
+  const policy = currentPolicy(await loadPolicies(db()), a, a.serviceSlug);
+  if (!policy || policy.standingMaxTtlSeconds <= 0) return null;
+  return { maxTtlSeconds: policy.standingMaxTtlSeconds, paths: pinnablePaths(JSON.parse(a.redactedArgs), hidden) };
+}
+
+/** How many of the latest requests of this service and tool the proposed pins would have matched (nothing is written). */
+export async function previewStanding(reviewerId: string, input: { approvalId: string; pins: unknown }, recent = 200) {
+  const { approvalId, pins: pinRequests } = parseWith(proposeStandingSchema.pick({ approvalId: true, pins: true }), input);
+  const redactor = await loadRedactor(db());
+  const viewer = await loadViewer(reviewerId);
+  const a = await db().approval.findUnique({ where: { id: approvalId } });
+  if (!a || !visibleTo(viewer, a)) throw new AppError("not-found");
+  const verdict = standingEligibility(viewer, a);
+  if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
+  const hidden = parseHidden(a.redactedDigests);
+  if (!hidden) throw new AppError("invalid-request", "this request arrived before standing approvals existed: propose from a newer request");
+  const built = buildPins(JSON.parse(a.redactedArgs), hidden, pinRequests, (v) => typeof v !== "string" || redactor.findSecret(v) === null);
+  if (!built.ok) throw new AppError("invalid-request", built.message, { issues: [{ path: "pins", message: built.message }] });
+  const rows = await db().approval.findMany({
+    where: { serviceId: a.serviceId, tool: a.tool, id: { not: a.id } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: recent,
+    select: { redactedArgs: true, redactedDigests: true },
+  });
+  let matched = 0;
+  for (const r of rows) {
+    const h = parseHidden(r.redactedDigests);
+    if (h && pinsMatch(built.pins, JSON.parse(r.redactedArgs), h)) matched++;
+  }
+  return { matched, of: rows.length, pins: built.pins.map(pinWords) };
+}
+
+export async function proposeStanding(reviewerId: string, input: ProposeStandingInput) {
+  const { approvalId, pins: pinRequests, expiresInSeconds, maxUses, reason } = parseProposal(input);
   const redactor = await loadRedactor(db());
   const policies = await loadPolicies(db());
 

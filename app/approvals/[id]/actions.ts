@@ -12,6 +12,8 @@ import type { JsonPatch } from "@countersign/client";
 import { textView } from "@/lib/display/request-display";
 import { parseJsonBody } from "@/lib/http/parse-json";
 import { previewRevision, proposeRevision } from "@/lib/revisions/propose-revision";
+import { previewStanding, proposeStanding, type ProposeStandingInput } from "@/lib/standing/standing-approvals";
+import type { StandingFormState } from "@/components/propose-standing";
 
 const PREVIEW_CHARS = 20_000;
 
@@ -73,5 +75,51 @@ export async function proposeChanges(_prev: ProposalFormState, formData: FormDat
     const reason = typeof formData.get("reason") === "string" ? String(formData.get("reason")) : "";
     await proposeRevision(user.id, { approvalId, patch: patch as JsonPatch, reason });
     return { ok: true, message: "Your changes were proposed. The request is now revised; the agent can send the changed call." };
+  });
+}
+
+const STANDING_WORDING: ActionWording = {
+  refused: "This standing approval was refused.",
+  unavailable: "The database could not be reached. Reload the page in a moment to see whether it was recorded.",
+  failed: "Something went wrong; nothing was recorded. Try again.",
+};
+
+/**
+ * Propose a standing approval from this request (docs/standing-approvals.md):
+ * "preview" counts the recent requests the pins would have matched; "submit"
+ * records the proposal through lib/standing, which checks every rule.
+ */
+export async function proposeStandingAction(_prev: StandingFormState, formData: FormData): Promise<StandingFormState> {
+  const approvalId = String(formData.get("approvalId") ?? "");
+  const options = { name: "standing-proposal", path: `/approvals/${approvalId}`, wording: STANDING_WORDING, logFields: { approvalId } };
+  return runAction("queue:view", options, async (user) => {
+    let pins: unknown;
+    try {
+      pins = JSON.parse(String(formData.get("pins") ?? "[]"));
+    } catch {
+      throw new AppError("invalid-request", "the pins could not be read");
+    }
+    if (formData.get("intent") === "preview") {
+      const p = await previewStanding(user.id, { approvalId, pins });
+      return {
+        ok: true,
+        message: `Of the last ${p.of} requests for this tool from this service, ${p.matched} would have matched: ${p.pins.join("; ")}.`,
+      };
+    }
+    const maxUses = String(formData.get("max_uses") ?? "").trim();
+    const created = await proposeStanding(user.id, {
+      approvalId,
+      pins: pins as ProposeStandingInput["pins"],
+      expiresInSeconds: Number(formData.get("expires")),
+      maxUses: maxUses === "" ? null : Number(maxUses),
+      reason: String(formData.get("reason") ?? ""),
+    });
+    return {
+      ok: true,
+      message:
+        created.status === "active"
+          ? "Standing approval active: matching requests are approved as they arrive."
+          : "Standing approval proposed: it takes effect once the policy's quorum approved it on the Standing approvals page.",
+    };
   });
 }

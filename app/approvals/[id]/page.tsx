@@ -14,7 +14,8 @@ import { StatusBadge } from "@/components/status-badge";
 import { Ago, Countdown, LocalTime } from "@/components/time";
 import { requireUserPage } from "@/lib/auth/guards";
 import { signOutAction } from "@/app/actions/auth";
-import { proposeChanges, submitReview } from "./actions";
+import { proposeChanges, proposeStandingAction, submitReview } from "./actions";
+import { ProposeStanding } from "@/components/propose-standing";
 import { ProposeChanges } from "@/components/propose-changes";
 import { RevisionChanges } from "@/components/revision-changes";
 import { runReviewHref } from "@/components/queue-section";
@@ -210,6 +211,15 @@ export default async function ApprovalPage({ params }: Params) {
             {v.decidedAt && (
               <Field label="Decided">
                 <Ago at={v.decidedAt.toISOString()} />
+                {v.standingApprovalId && (
+                  <>
+                    {" "}
+                    by{" "}
+                    <Link href="/standing" className="underline" data-testid="decided-by-standing">
+                      standing approval {v.standingApprovalId}
+                    </Link>
+                  </>
+                )}
               </Field>
             )}
           </dl>
@@ -289,6 +299,10 @@ export default async function ApprovalPage({ params }: Params) {
           )}
 
           {v.editablePaths && v.canReview && <ProposeChanges approvalId={v.id} paths={v.editablePaths} action={proposeChanges} />}
+
+          {v.standing && (
+            <ProposeStanding approvalId={v.id} paths={v.standing.paths} maxTtlSeconds={v.standing.maxTtlSeconds} action={proposeStandingAction} />
+          )}
 
           <section aria-labelledby="policy-h" className="rounded border border-slate-200 bg-white p-4">
             <h2 id="policy-h" className="mb-1 text-sm font-semibold">

@@ -1,0 +1,67 @@
+// Standing approvals in the browser (docs/standing-approvals.md): proposed
+// from a request's page with a pin and a preview, active at once under a
+// quorum of one, applied to the next matching call as it arrives, listed
+// with its use, and revoked from the list: the call after waits for people.
+import { randomUUID } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { adminCli, tag } from "./helpers";
+import { reviewer, service } from "./review-helpers";
+
+test.describe.configure({ timeout: 180_000 });
+
+test.beforeAll(async ({ request }) => {
+  await request.get("/signin");
+});
+
+test("propose from a request, decide the next matching call at once, see it used, revoke it", async ({ browser }) => {
+  const t = tag();
+  const role = `standing-${t}`;
+  const tool = `e2e.standing${t}.refund`;
+  adminCli([
+    "policy",
+    "set",
+    "--name",
+    `e2e-standing-${t}`,
+    "--tool",
+    tool,
+    "--roles",
+    role,
+    "--quorum",
+    "1",
+    "--ttl",
+    "86400",
+    "--standing-max-ttl",
+    "3600",
+  ]);
+  const { client } = service();
+  const alice = await reviewer(browser, [role], "alice");
+  const ask = (account: string) => client.requestApproval({ run_id: `run_${randomUUID()}`, call_id: "c1", tool, arguments: { account, amount: 10 } });
+  const first = await ask("AC-1");
+
+  const page = alice.page;
+  await page.goto(`/approvals/${first.approval_id}`);
+  await page.getByText("Standing approval", { exact: true }).click();
+  await page.getByLabel("Pin 1: path").fill("/account");
+  await page.getByRole("button", { name: "Preview matches" }).click();
+  await expect(page.getByTestId("standing-message")).toContainText('would have matched: /account = "AC-1"');
+  await page.getByLabel("Why calls like this may run without asking").fill("refunds to AC-1 are routine today");
+  await page.getByRole("button", { name: "Propose standing approval" }).click();
+  await expect(page.getByTestId("standing-message")).toContainText("Standing approval active");
+
+  const matched = await ask("AC-1");
+  expect(matched.status).toBe("approved");
+  expect((await ask("AC-2")).status).toBe("pending");
+  await page.goto(`/approvals/${matched.approval_id}`);
+  await expect(page.getByTestId("decided-by-standing")).toBeVisible();
+
+  await page.goto("/standing");
+  const rule = page.getByTestId("standing-rule").filter({ hasText: tool });
+  await expect(rule).toContainText('/account = "AC-1"');
+  await expect(rule).toContainText("used 1 time");
+  await expect(rule.getByTestId("standing-status")).toHaveText("active");
+  await rule.getByRole("button", { name: "Revoke" }).click();
+  await rule.getByRole("button", { name: "Confirm: Revoke" }).click();
+  await expect(rule.getByTestId("standing-status")).toHaveText("revoked");
+  expect((await ask("AC-1")).status).toBe("pending");
+  await alice.context.close();
+});
