@@ -89,6 +89,43 @@ describe.runIf(app?.secondBaseUrl)("two instances on one PostgreSQL database", (
     }, 300_000);
   });
 
+  it("a standing approval's max_uses holds for 32 webhooks split over both instances", async () => {
+    const { proposeStanding } = await import("@/lib/standing/standing-approvals");
+    const { signWebhook, unixNow } = await import("@countersign/client");
+    const tool = `mi.standing.${f.uid()}`;
+    const policy = await f.makePolicy({ tool, roles: ["reviewer"], quorum: 1 });
+    await db.policy.update({ where: { id: policy.id }, data: { standingMaxTtlSeconds: 3600 } });
+    const args = { account: "AC-7", amount: 3 };
+    const first = await f.makeApproval(svc, { tool, arguments: args });
+    const standing = await proposeStanding(reviewer.id, {
+      approvalId: first.approval_id,
+      pins: [{ path: "/account", op: "eq" }],
+      expiresInSeconds: 600,
+      maxUses: 5,
+      reason: "five across instances",
+    });
+    expect(standing.status).toBe("active");
+    const send = (base: string) => {
+      const body = JSON.stringify({ type: "approval.requested", data: { run_id: `run_${randomUUID()}`, call_id: "c1", tool, arguments: args } });
+      const id = `msg_${randomUUID()}`;
+      const timestamp = unixNow();
+      return fetch(`${base}/api/v1/webhooks/${svc.slug}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "webhook-id": id,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": signWebhook({ secret: svc.webhook_secret, id, timestamp, body: Buffer.from(body) }),
+        },
+        body,
+      }).then(async (r) => ({ code: r.status, status: ((await r.json()) as { status?: string }).status }));
+    };
+    const answers = await Promise.all(Array.from({ length: 32 }, (_, i) => send(i % 2 ? a : b)));
+    expect(answers.every((x) => x.code === 201)).toBe(true);
+    expect(answers.filter((x) => x.status === "approved")).toHaveLength(5);
+    expect(await db.standingApproval.findUniqueOrThrow({ where: { id: standing.id } })).toMatchObject({ uses: 5 });
+  });
+
   it("wakes a long-poll on either instance within 1 s of a decision made elsewhere", async () => {
     for (const base of [a, b]) {
       const req = await f.makeApproval(svc, { tool: "mail.send" });
