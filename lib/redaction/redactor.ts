@@ -6,6 +6,7 @@ import { isSecretKeyName, keepsBooleanValue } from "./secret-keys";
 import { splitSecretRanges } from "./siblings";
 import { textRedactor } from "./text-redactor";
 import { eachMatch } from "./each-match";
+import { formatJsonPointer } from "@countersign/client";
 
 export type CustomRule = { name: string; pattern: string };
 
@@ -105,9 +106,9 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
     type Loc = { up: Loc; seg: string | number } | null;
     const child = (up: Loc, seg: string | number): Loc => (onHidden ? { up, seg } : null);
     const pointerOf = (loc: Loc): string => {
-      const segs: string[] = [];
-      for (let l = loc; l; l = l.up) segs.push(`/${String(l.seg).replace(/~/g, "~0").replace(/\//g, "~1")}`);
-      return segs.reverse().join("");
+      const segs: Array<string | number> = [];
+      for (let l = loc; l; l = l.up) segs.push(l.seg);
+      return formatJsonPointer(segs.reverse());
     };
     const hidden: Array<[Loc, "key" | "value", unknown]> = [];
     // Strings scanned for split secrets are scanned once: the results are

@@ -49,17 +49,28 @@ export function isRequester(approval: RequesterFacts, reviewer: Pick<NonNullable
   return keys.some((k) => k !== null && mine.includes(k));
 }
 
+/**
+ * The person's part of the rules, whatever they act on (a request, or a
+ * standing approval with its source request's requester and roles): not the
+ * requester, and holding one of the required roles now.
+ */
+export function personEligibility(facts: RequesterFacts & { requiredRoles: string }, reviewer: NonNullable<ReviewerFacts>): Eligibility {
+  if (isRequester(facts, reviewer)) {
+    return { ok: false, code: "self-review", message: "you requested this call, so you cannot review it" };
+  }
+  const required = requiredRolesOf(facts.requiredRoles);
+  if (!reviewer.roles.some((r) => required.includes(r.role))) {
+    return { ok: false, code: "not-eligible", message: `this request needs one of these roles: ${required.join(", ")}` };
+  }
+  return { ok: true };
+}
+
 export function eligibility(approval: ApprovalFacts, reviewer: ReviewerFacts, previous: Array<{ reviewerId: string }>, now: Date): Eligibility {
   if (!reviewer || reviewer.disabledAt) return { ok: false, code: "forbidden", message: "your account cannot review" };
   if (approval.status !== "pending") return { ok: false, code: "already-decided", message: `this request is already ${approval.status}` };
   if (approval.expiresAt.getTime() <= now.getTime()) return { ok: false, code: "expired", message: "this request has expired" };
-  if (isRequester(approval, reviewer)) {
-    return { ok: false, code: "self-review", message: "you requested this call, so you cannot review it" };
-  }
-  const required = requiredRolesOf(approval.requiredRoles);
-  if (!reviewer.roles.some((r) => required.includes(r.role))) {
-    return { ok: false, code: "not-eligible", message: `this request needs one of these roles: ${required.join(", ")}` };
-  }
+  const person = personEligibility(approval, reviewer);
+  if (!person.ok) return person;
   if (previous.some((r) => r.reviewerId === reviewer.id)) {
     return { ok: false, code: "already-reviewed", message: "you have already reviewed this request" };
   }

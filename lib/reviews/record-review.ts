@@ -16,19 +16,23 @@ import { newId } from "../ids";
 import { emitLocalChange, announceChange } from "../approvals/changes";
 import { finalizeApproval } from "../approvals/finalize";
 import { eligibility } from "./eligibility";
-import { visibleTo } from "./visibility";
+import { VIEWER_SELECT, visibleTo } from "./visibility";
+
+/** A reviewer's reason, wherever one is written (a vote, a batch, a proposal): trimmed, bounded, no NUL. */
+export const reasonTextSchema = z
+  .string()
+  .trim()
+  .max(2000)
+  .regex(/^[^\u0000]*$/, "must not contain NUL characters");
+
+/** An optional reason: empty reads as none. */
+export const optionalReasonSchema = reasonTextSchema.optional().transform((r) => (r ? r : undefined));
 
 export const reviewInputSchema = z
   .object({
     approvalId: z.string().min(1).max(100),
     decision: z.enum(["approve", "deny"]),
-    reason: z
-      .string()
-      .trim()
-      .max(2000)
-      .regex(/^[^\u0000]*$/, "must not contain NUL characters")
-      .optional()
-      .transform((r) => (r ? r : undefined)),
+    reason: optionalReasonSchema,
   })
   .refine((v) => v.decision === "approve" || v.reason, { message: "a denial needs a reason", path: ["reason"] });
 
@@ -62,13 +66,7 @@ export async function lockForReviewer(tx: Tx, reviewerId: string, approvalId: st
   if (!approval) throw new AppError("not-found");
   const reviewer = await tx.user.findUnique({
     where: { id: reviewerId },
-    select: {
-      id: true,
-      email: true,
-      disabledAt: true,
-      roles: { select: { role: true } },
-      identities: { select: { email: true, subject: true } },
-    },
+    select: VIEWER_SELECT,
   });
   const previous = await tx.review.findMany({
     where: { approvalId },

@@ -16,19 +16,14 @@ import { emitLocalChange } from "../approvals/changes";
 import { finalizeApproval } from "../approvals/finalize";
 import { loadRedactor } from "../redaction-rules/manage-rules";
 import type { Redactor } from "../redaction";
-import { lockForReviewer } from "../reviews/record-review";
+import { lockForReviewer, reasonTextSchema } from "../reviews/record-review";
 import { parseHidden } from "./hidden-values";
 import { checkPatch, patchSchema } from "./patch";
 
 export const proposalInputSchema = z.object({
   approvalId: z.string().min(1).max(100),
   patch: patchSchema,
-  reason: z
-    .string()
-    .trim()
-    .min(1, "say why you propose these changes")
-    .max(2000)
-    .regex(/^[^\u0000]*$/, "must not contain NUL characters"),
+  reason: reasonTextSchema.min(1, "say why you propose these changes"),
 });
 
 export type ProposalInput = z.input<typeof proposalInputSchema>;

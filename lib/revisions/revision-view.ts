@@ -2,7 +2,7 @@
 // proposed changes as rows (path, value before, value after), and the paths
 // a reviewer may edit. Values are shown values only: a patch never touches a
 // hidden one, and its new values passed the redaction rules.
-import { applyJsonPatch, formatJsonPointer, parseJsonPointer, type JsonPatch } from "@countersign/client";
+import { applyJsonPatch, formatJsonPointer, getJsonPointer, parseJsonPointer, type JsonPatch } from "@countersign/client";
 import { textView, type TextView } from "../display/request-display";
 import { findingsOf } from "../display/reveal";
 import type { HiddenEntry } from "./hidden-values";
@@ -11,17 +11,6 @@ export type ChangeRow = { op: "add" | "remove" | "replace"; path: TextView; befo
 
 const VALUE_CHARS = 400;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const own = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);
-
-function valueAt(doc: unknown, pointer: string): { found: boolean; value?: unknown } {
-  let node = doc;
-  for (const segment of parseJsonPointer(pointer)) {
-    if (Array.isArray(node) && /^(0|[1-9][0-9]*)$/.test(segment) && Number(segment) < node.length) node = node[Number(segment)];
-    else if (isObject(node) && own(node, segment)) node = node[segment];
-    else return { found: false };
-  }
-  return { found: true, value: node };
-}
 
 function shown(value: unknown): TextView {
   const text = JSON.stringify(value) ?? "null";
@@ -33,11 +22,11 @@ export function describePatch(view: unknown, patch: JsonPatch): ChangeRow[] {
   const rows: ChangeRow[] = [];
   let doc = view;
   for (const operation of patch) {
-    const before = operation.path === "" ? { found: true, value: doc } : valueAt(doc, operation.path);
+    const before = getJsonPointer(doc, operation.path);
     // Adding into an array inserts: nothing was there before.
     const segments = parseJsonPointer(operation.path);
-    const parent = segments.length ? valueAt(doc, formatJsonPointer(segments.slice(0, -1))) : { found: false };
-    const inserts = operation.op === "add" && Array.isArray(parent.value);
+    const parent = segments.length ? getJsonPointer(doc, formatJsonPointer(segments.slice(0, -1))) : null;
+    const inserts = operation.op === "add" && parent?.found === true && Array.isArray(parent.value);
     rows.push({
       op: operation.op,
       path: textView(operation.path === "" ? "(all arguments)" : operation.path),

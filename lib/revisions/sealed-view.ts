@@ -18,7 +18,6 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const own = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);
 const setOwn = (o: Record<string, unknown>, key: string, value: unknown) =>
   Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
-const escapeSegment = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 
 export function sealView(view: unknown, hidden: readonly HiddenEntry[]): unknown {
   const keys = new Map<string, string>();
@@ -31,7 +30,7 @@ export function sealView(view: unknown, hidden: readonly HiddenEntry[]): unknown
     if (!isObject(node)) return node;
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(node)) {
-      const at = `${pointer}/${escapeSegment(key)}`;
+      const at = pointer + formatJsonPointer([key]);
       const hiddenKey = keys.get(at);
       setOwn(out, hiddenKey === undefined ? `v:${key}` : `h:${hiddenKey}`, seal(node[key], at));
     }

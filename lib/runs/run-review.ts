@@ -14,7 +14,7 @@ import { emitLocalChange } from "../approvals/changes";
 import { effectiveStatus } from "../approvals/present";
 import { idSchema } from "../approvals/schemas";
 import { eligibility } from "../reviews/eligibility";
-import { recordVoteInTx, type ReviewOutcome } from "../reviews/record-review";
+import { optionalReasonSchema, recordVoteInTx, type ReviewOutcome } from "../reviews/record-review";
 import { digestVisibleTo, loadViewer, visibleTo } from "../reviews/visibility";
 
 /** Most requests one run page shows and one batch decides. */
@@ -65,13 +65,7 @@ export const runVoteSchema = z
     service: z.string().min(1).max(100),
     runId: idSchema,
     decision: z.enum(["approve", "deny"]),
-    reason: z
-      .string()
-      .trim()
-      .max(2000)
-      .regex(/^[^\u0000]*$/, "must not contain NUL characters")
-      .optional()
-      .transform((r) => (r ? r : undefined)),
+    reason: optionalReasonSchema,
     approvalIds: z
       .array(z.string().min(1).max(100))
       .min(1, "there is nothing to decide")

@@ -7,7 +7,7 @@
 // transaction, the wording on the standing approvals page.
 import canonicalize from "canonicalize";
 import { z } from "zod";
-import { parseJsonPointer } from "@countersign/client";
+import { formatJsonPointer, getJsonPointer, parseJsonPointer } from "@countersign/client";
 import type { HiddenEntry } from "../revisions/hidden-values";
 import { findingsOf } from "../display/reveal";
 
@@ -75,19 +75,15 @@ type Found = { ok: true; value: unknown; hiddenDigest: string | null } | { ok: f
  */
 function valueAt(view: unknown, index: ReturnType<typeof hiddenIndex>, path: string): Found {
   const segments = parseJsonPointer(path);
-  let node = view;
-  let pointer = "";
-  for (const [i, segment] of segments.entries()) {
-    if (index.values.has(pointer)) return { ok: false, why: "it is inside a redacted value" };
-    pointer += `/${segment.replace(/~/g, "~0").replace(/\//g, "~1")}`;
-    if (index.keys.has(pointer)) return { ok: false, why: "its key is redacted" };
-    if (Array.isArray(node) && /^(0|[1-9][0-9]*)$/.test(segment) && Number(segment) < node.length) node = node[Number(segment)];
-    else if (typeof node === "object" && node !== null && !Array.isArray(node) && Object.prototype.hasOwnProperty.call(node, segment))
-      node = (node as Record<string, unknown>)[segment];
-    else return { ok: false, why: "there is no such value" };
-    if (i === segments.length - 1) return { ok: true, value: node, hiddenDigest: index.values.get(pointer) ?? null };
+  if (segments.length === 0) return { ok: false, why: "it names all the arguments" };
+  for (let i = 1; i <= segments.length; i++) {
+    const prefix = formatJsonPointer(segments.slice(0, i));
+    if (index.keys.has(prefix)) return { ok: false, why: "its key is redacted" };
+    if (i < segments.length && index.values.has(prefix)) return { ok: false, why: "it is inside a redacted value" };
   }
-  return { ok: false, why: "it names all the arguments" };
+  const found = getJsonPointer(view, path);
+  if (!found.found) return { ok: false, why: "there is no such value" };
+  return { ok: true, value: found.value, hiddenDigest: index.values.get(path) ?? null };
 }
 
 export type PinsBuilt = { ok: true; pins: Pin[] } | { ok: false; message: string };
@@ -182,7 +178,7 @@ export function pinnablePaths(view: unknown, hidden: readonly HiddenEntry[], lim
       if (findingsOf(pointer).length === 0) out.push(pointer);
       continue;
     }
-    const at = (seg: string | number) => `${pointer}/${String(seg).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    const at = (seg: string | number) => pointer + formatJsonPointer([seg]);
     // At most `limit` children of any one container: nothing past them could be listed anyway.
     if (Array.isArray(node)) for (let i = Math.min(node.length, limit) - 1; i >= 0; i--) stack.push({ node: node[i], pointer: at(i) });
     else if (typeof node === "object" && node !== null) {

@@ -18,10 +18,11 @@ import { loadPolicies } from "../policies/load-policies";
 import { matchPolicy, type PolicyRule } from "../policies/match-policy";
 import { loadRedactor } from "../redaction-rules/manage-rules";
 import { parseHidden, type HiddenEntry } from "../revisions/hidden-values";
-import { isRequester, requiredRolesOf } from "../reviews/eligibility";
-import { loadViewer, rolesOf, visibleTo, type Viewer } from "../reviews/visibility";
+import { isRequester, personEligibility, type Eligibility, type RequesterFacts } from "../reviews/eligibility";
+import { loadViewer, rolesOf, VIEWER_SELECT, visibleTo, type Viewer } from "../reviews/visibility";
 import { parseStringList } from "../string-list";
 import { finalizeApproval } from "../approvals/finalize";
+import { reasonTextSchema } from "../reviews/record-review";
 import { buildPins, parsePins, pinnablePaths, pinRequestSchema, pinsMatch, pinWords, type Pin } from "./pins";
 
 export const proposeStandingSchema = z.object({
@@ -29,33 +30,21 @@ export const proposeStandingSchema = z.object({
   pins: z.array(pinRequestSchema).min(1, "pin at least one argument value"),
   expiresInSeconds: z.number().int().min(60, "must last at least a minute"),
   maxUses: z.number().int().min(1).max(1_000_000).nullish(),
-  reason: z
-    .string()
-    .trim()
-    .min(1, "say why calls like this one may run without asking")
-    .max(2000)
-    .regex(/^[^\u0000]*$/, "must not contain NUL characters"),
+  reason: reasonTextSchema.min(1, "say why calls like this one may run without asking"),
 });
 export type ProposeStandingInput = z.input<typeof proposeStandingSchema>;
 
 const digestOf = (v: unknown) => "sha256:" + createHash("sha256").update(canonicalize(v)!).digest("hex");
 
-/** Who may vote on or revoke a standing approval now: a required role, enabled, not the source request's requester. */
-function standingEligibility(viewer: Viewer | null, s: { requiredRoles: string; requestedBy: string | null; requesterKey: string | null }) {
-  if (!viewer || viewer.disabledAt) return { ok: false as const, code: "forbidden" as const, message: "your account cannot review" };
-  if (isRequester(s, viewer)) return { ok: false as const, code: "self-review" as const, message: "you requested the call it came from" };
-  const required = requiredRolesOf(s.requiredRoles);
-  if (!rolesOf(viewer).some((r) => required.includes(r))) {
-    return { ok: false as const, code: "not-eligible" as const, message: `this needs one of these roles: ${required.join(", ")}` };
-  }
-  return { ok: true as const };
-}
-
-/** Sees a standing approval: holders of its roles, admins and auditors (as for requests). */
-function seesStanding(viewer: Viewer | null, s: { requiredRoles: string }) {
-  if (!viewer || viewer.disabledAt) return false;
-  const roles = rolesOf(viewer);
-  return can({ roles }, "requests:view-all") || requiredRolesOf(s.requiredRoles).some((r) => roles.includes(r));
+/**
+ * Who may propose, vote on or revoke a standing approval now: the review
+ * rules' person part (lib/reviews/eligibility.ts), on the source request's
+ * requester and the policy's roles, for an enabled account. Who sees one is
+ * visibleTo(), as for requests.
+ */
+function standingEligibility(viewer: Viewer | null, s: RequesterFacts & { requiredRoles: string }): Eligibility {
+  if (!viewer || viewer.disabledAt) return { ok: false, code: "forbidden", message: "your account cannot review" };
+  return personEligibility(s, viewer);
 }
 
 /** The policy that governs requests like this one now: the request's own, or null if another now matches. */
@@ -146,7 +135,7 @@ export async function proposeStanding(reviewerId: string, input: ProposeStanding
     const a = await tx.approval.findUnique({ where: { id: approvalId }, include: { service: { select: { slug: true } } } });
     const viewer = await tx.user.findUnique({
       where: { id: reviewerId },
-      select: { id: true, email: true, disabledAt: true, roles: { select: { role: true } }, identities: { select: { email: true, subject: true } } },
+      select: VIEWER_SELECT,
     });
     if (!a || !visibleTo(viewer, a)) throw new AppError("not-found");
     const verdict = standingEligibility(viewer, a);
@@ -227,9 +216,9 @@ export async function approveStanding(reviewerId: string, standingId: string) {
     const s = await lockStanding(tx, standingId);
     const viewer = await tx.user.findUnique({
       where: { id: reviewerId },
-      select: { id: true, email: true, disabledAt: true, roles: { select: { role: true } }, identities: { select: { email: true, subject: true } } },
+      select: VIEWER_SELECT,
     });
-    if (!s || !seesStanding(viewer, s)) throw new AppError("not-found");
+    if (!s || !visibleTo(viewer, s)) throw new AppError("not-found");
     if (s.status !== "proposed") throw new AppError("already-decided", `this standing approval is already ${s.status}`);
     if (s.expiresAt <= now) throw new AppError("expired", "this standing approval has expired");
     const verdict = standingEligibility(viewer, s);
@@ -261,15 +250,9 @@ export async function revokeStanding(by: { userId: string } | "cli", standingId:
     if (by !== "cli") {
       const viewer = await tx.user.findUnique({
         where: { id: by.userId },
-        select: {
-          id: true,
-          email: true,
-          disabledAt: true,
-          roles: { select: { role: true } },
-          identities: { select: { email: true, subject: true } },
-        },
+        select: VIEWER_SELECT,
       });
-      if (!s || !seesStanding(viewer, s)) throw new AppError("not-found");
+      if (!s || !visibleTo(viewer, s)) throw new AppError("not-found");
       const admin = can({ roles: rolesOf(viewer!) }, "admin:policies");
       if (!admin && !standingEligibility(viewer, s).ok) throw new AppError("forbidden", "only its reviewers and admins can revoke it");
       actor = `user:${viewer!.email}`;
@@ -315,7 +298,7 @@ export async function listStanding(viewerId: string | "cli", limit = 200): Promi
   const services = new Map((await db().service.findMany({ select: { id: true, slug: true } })).map((s) => [s.id, s.slug]));
   const now = new Date();
   return rows
-    .filter((s) => viewerId === "cli" || seesStanding(viewer, s))
+    .filter((s) => viewerId === "cli" || visibleTo(viewer, s))
     .map((s) => {
       const status = s.status !== "revoked" && s.expiresAt <= now ? "expired" : (s.status as StandingView["status"]);
       const eligible = viewer !== null && standingEligibility(viewer, s).ok;

@@ -48,6 +48,7 @@ export { approvalDenied, isApprovalDenied, type ApprovalDenied } from "./tool-de
 export {
   applyJsonPatch,
   formatJsonPointer,
+  getJsonPointer,
   isJsonPatchError,
   JsonPatchError,
   parseJsonPointer,

@@ -73,6 +73,17 @@ export function formatJsonPointer(segments: ReadonlyArray<string | number>): str
 
 const INDEX = /^(0|[1-9][0-9]*)$/;
 
+/** The value a JSON Pointer names in `doc` (own properties only), or `found: false`. */
+export function getJsonPointer(doc: unknown, pointer: string): { found: true; value: unknown } | { found: false } {
+  let node = doc;
+  for (const segment of parseJsonPointer(pointer)) {
+    if (Array.isArray(node) && INDEX.test(segment) && Number(segment) < node.length) node = node[Number(segment)];
+    else if (isObject(node) && own(node, segment)) node = node[segment];
+    else return { found: false };
+  }
+  return { found: true, value: node };
+}
+
 function arrayIndex(segment: string, length: number, op: JsonPatchOperation["op"]): number {
   if (op === "add" && segment === "-") return length;
   if (!INDEX.test(segment)) throw new Error(`"${segment}" is not an array index`);
