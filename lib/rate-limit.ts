@@ -2,16 +2,19 @@
 // it enforces one limit. One upsert per hit: no read-then-write race.
 import "server-only";
 import type { Tx } from "./db/client";
+import { sqlOf, type Sql } from "./db/sql";
 
 export type RateLimitResult = { allowed: true } | { allowed: false; retryAfter: number };
 
-export async function hitRateLimit(tx: Tx, key: string, limit: number, windowSeconds = 60): Promise<RateLimitResult> {
+export async function hitRateLimit(tx: Tx | Sql, key: string, limit: number, windowSeconds = 60): Promise<RateLimitResult> {
   const now = Math.floor(Date.now() / 1000);
   const windowStart = now - (now % windowSeconds);
-  const rows = await tx.$queryRaw<Array<{ count: number | bigint }>>`
-    INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (${key}, ${windowStart}, 1)
-    ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_buckets.count + 1
-    RETURNING count`;
+  const rows = await sqlOf(tx).all<{ count: number | bigint }>(
+    `INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (?, ?, 1)
+     ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_buckets.count + 1
+     RETURNING count`,
+    [key, windowStart],
+  );
   const count = Number(rows[0]?.count ?? 0);
   if (count <= limit) return { allowed: true };
   return { allowed: false, retryAfter: Math.max(1, windowStart + windowSeconds - now) };

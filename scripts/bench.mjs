@@ -17,6 +17,8 @@
 //      the ingest, each request's notifications: accepted (2xx) → the mail
 //      accepted by a real SMTP server, and → the push endpoint hit
 //      (scripts/bench/notify.mjs), drained before the consume starts
+//      then the auto-approved round trip: 16 executors, each sending a signed
+//      webhook that a standing approval answers "approved", then consuming it
 //   (3. was "ingest with the audit chain ÷ without", dropped: it needed a
 //      switch inside the ingestion transaction; see docs/performance.md)
 //   4. Playwright: an open /approvals page, webhooks sent one at a time,
@@ -70,6 +72,7 @@ const P = quick
       ingestN: 600,
       steadyN: 100,
       consumeN: 800,
+      autoN: 800,
       liveSamples: 20,
       pageSamples: 12,
       queuePending: [100, 100_000],
@@ -81,6 +84,7 @@ const P = quick
       ingestN: 3000,
       steadyN: 300,
       consumeN: 2000,
+      autoN: 2000,
       liveSamples: 20,
       pageSamples: 30,
       queuePending: [100, 100_000],
@@ -338,6 +342,58 @@ function cannon(opts, list, onResponse) {
   });
 }
 
+/**
+ * Executors as an agent's would run them: each sends a signed webhook, and
+ * when a standing approval answers it "approved", consumes the decision.
+ * One latency per round trip (webhook sent → consume answered), in ms.
+ */
+async function roundTrips(base, calls, connections) {
+  const latencies = [];
+  const failures = new Map();
+  const fault = (why) => failures.set(why, (failures.get(why) ?? 0) + 1);
+  let next = 0;
+  const executor = async () => {
+    while (next < calls.length) {
+      const c = calls[next++];
+      const t0 = performance.now();
+      try {
+        const hook = await fetch(`${base}${c.path}`, { method: "POST", headers: c.headers, body: c.body });
+        const answer = await hook.json();
+        if (hook.status !== 201 || answer.status !== "approved") {
+          fault(`webhook ${hook.status} ${answer.status ?? answer.error ?? ""}`.trim());
+          continue;
+        }
+        const res = await fetch(`${base}/api/v1/approvals/${answer.approval_id}/consume`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${c.token}`, "content-type": "application/json" },
+          body: JSON.stringify({ ...c.binding, args_digest: answer.args_digest }),
+        });
+        const consumed = await res.json();
+        if (res.status !== 200 || consumed.decision !== "approved") {
+          fault(`consume ${res.status} ${consumed.decision ?? consumed.error ?? ""}`.trim());
+          continue;
+        }
+        latencies.push(performance.now() - t0);
+      } catch (e) {
+        fault(e instanceof Error ? e.message : String(e));
+      }
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: connections }, executor));
+  const seconds = (performance.now() - t0) / 1000;
+  return {
+    total: calls.length,
+    completed: latencies.length,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: round1(quantile(latencies, 0.5)),
+    p99: round1(quantile(latencies, 0.99)),
+    max: round1(Math.max(...latencies)),
+    failures: [...failures].map(([why, n]) => `${n} × ${why}`),
+  };
+}
+
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   if (!s.length) return null;
@@ -472,6 +528,7 @@ async function main() {
   }
 
   const setupFile = join(tmp, "setup.json");
+  const autoFile = join(tmp, "auto-approved.json");
   let consumes;
   await phase("setup", async () => {
     log("set-up: services, policies, reviewers");
@@ -484,7 +541,10 @@ async function main() {
       headers: { authorization: `Bearer ${c.token}`, "content-type": "application/json" },
       body: JSON.stringify(c.binding),
     }));
+    log(`preparing a standing approval and ${P.autoN + 40} webhooks it matches…`);
+    runHelper(["auto-approved", setupFile, String(P.autoN + 40), autoFile], helperEnv);
   });
+  const autoCalls = JSON.parse(readFileSync(autoFile, "utf8"));
   const setup = JSON.parse(readFileSync(setupFile, "utf8"));
   // The signed-in reviewer's browser subscribed to push (the row a browser's subscription makes).
   runHelper(["push-subscribe", setup.signIn.email, push.endpoint, push.keys.p256dh, push.keys.auth], helperEnv);
@@ -499,6 +559,7 @@ async function main() {
     await cannon({ url: `${base}/api/bench/noop`, connections: 4, duration: 1 });
     await cannon({ url: base, connections: 4, amount: 50 }, hooks.slice(0, 50));
     await cannon({ url: base, connections: 4, amount: 40 }, consumes.slice(0, 40));
+    await roundTrips(base, autoCalls.slice(0, 40), 4);
     await sleep(1000);
     const idle = appRss(app.child.pid);
     const idleMemory = await memoryOf(app);
@@ -566,7 +627,12 @@ async function main() {
     const settledMemory = await memoryOf(app);
     // Diagnostics only (after the figure is taken): what is still live after a full GC.
     const afterGcMemory = await memoryOf(app, true);
+    // After the memory figures, which keep measuring what they always did.
+    log(`auto-approved round trip: ${P.autoN} at ${P.connections} concurrent executors`);
+    const auto = await withCpu(app, () => roundTrips(base, autoCalls.slice(40), P.connections));
+    await profileMark("auto-approved");
     return {
+      auto,
       idle,
       noop,
       ingest,
@@ -621,7 +687,7 @@ async function main() {
     return { seeded: s, verify: { ...v, runs_ms: runs.map((r) => Math.round(r.ms)) } };
   });
 
-  const { idle, noop, ingest, notify, consume, loaded, settled, memory } = load;
+  const { idle, noop, ingest, notify, consume, auto, loaded, settled, memory } = load;
   const [q100, qBig] = queue;
   const ratio = (a, b) => (a != null && b ? a / b : null);
   const figures = [
@@ -640,6 +706,17 @@ async function main() {
       detail: `${consume.p99} ms ÷ ${noop.p99} ms`,
       target: "≤ 2",
       met: (v) => v <= 2,
+    },
+    {
+      key: "auto_approved_p99_ratio",
+      figure: "Auto-approved round trip p99 ÷ trivial route p99 (16 concurrent)",
+      value: auto.completed === auto.total ? ratio(auto.p99, noop.p99) : null,
+      detail:
+        auto.completed === auto.total
+          ? `${auto.p99} ms ÷ ${noop.p99} ms (webhook answered approved by a standing approval, then consume; p50 ${auto.p50} ms)`
+          : `${auto.total - auto.completed} of ${auto.total} round trips failed (${auto.failures.join("; ")})`,
+      target: "≤ 3",
+      met: (v) => v <= 3,
     },
     {
       key: "queue_page_ratio",
@@ -695,9 +772,9 @@ async function main() {
       (f) => `| ${f.figure} | ${fmt(f.value, f.unit)} | ${f.detail} | ${f.target} | ${f.met == null ? "not measured" : f.met ? "yes" : "**no**"} |`,
     ),
     "",
-    `Requests: trivial ${noop.total} (non-2xx ${noop.non2xx}, errors ${noop.errors}); ingest ${ingest.total} (non-2xx ${ingest.non2xx}, errors ${ingest.errors}, mean body ${hookStats.mean_body_bytes} B); consume ${consume.total} (non-2xx ${consume.non2xx}, errors ${consume.errors}).`,
-    `App CPU ms per request: trivial ${noop.cpu_ms_per_request}, ingest ${ingest.cpu_ms_per_request}, consume ${consume.cpu_ms_per_request}. V8 heap used/total MiB idle ${memory.idle?.heapUsed}/${memory.idle?.heapTotal}, 2 s after load ${memory.loaded?.heapUsed}/${memory.loaded?.heapTotal}, 15 s after ${memory.settled?.heapUsed}/${memory.settled?.heapTotal}, after a forced full GC ${memory.after_gc?.heapUsed}/${memory.after_gc?.heapTotal} (RSS ${memory.after_gc?.rss}).`,
-    `Latency p50/p99 ms: trivial ${noop.p50}/${noop.p99}; ingest ${ingest.p50}/${ingest.p99}; consume ${consume.p50}/${consume.p99}. Queue page median/p95 ms: ${q100.median}/${q100.p95} at ${q100.pending} pending, ${qBig.median}/${qBig.p95} at ${qBig.pending.toLocaleString("en-US")}. Live rows seen with ${live.pending} pending.`,
+    `Requests: trivial ${noop.total} (non-2xx ${noop.non2xx}, errors ${noop.errors}); ingest ${ingest.total} (non-2xx ${ingest.non2xx}, errors ${ingest.errors}, mean body ${hookStats.mean_body_bytes} B); consume ${consume.total} (non-2xx ${consume.non2xx}, errors ${consume.errors}); auto-approved round trips ${auto.completed} of ${auto.total} in ${auto.seconds.toFixed(1)} s.`,
+    `App CPU ms per request: trivial ${noop.cpu_ms_per_request}, ingest ${ingest.cpu_ms_per_request}, consume ${consume.cpu_ms_per_request}, auto-approved round trip ${auto.cpu_ms_per_request}. V8 heap used/total MiB idle ${memory.idle?.heapUsed}/${memory.idle?.heapTotal}, 2 s after load ${memory.loaded?.heapUsed}/${memory.loaded?.heapTotal}, 15 s after ${memory.settled?.heapUsed}/${memory.settled?.heapTotal}, after a forced full GC ${memory.after_gc?.heapUsed}/${memory.after_gc?.heapTotal} (RSS ${memory.after_gc?.rss}).`,
+    `Latency p50/p99 ms: trivial ${noop.p50}/${noop.p99}; ingest ${ingest.p50}/${ingest.p99}; consume ${consume.p50}/${consume.p99}; auto-approved round trip ${auto.p50}/${auto.p99}. Queue page median/p95 ms: ${q100.median}/${q100.p95} at ${q100.pending} pending, ${qBig.median}/${qBig.p95} at ${qBig.pending.toLocaleString("en-US")}. Live rows seen with ${live.pending} pending.`,
     `Notifications during the ingest: ${notify.email.messages} mails and ${notify.push.messages} pushes about ${notify.email.requests} requests (and ${notify.email.other_messages + notify.push.other_messages} about the warm-up's requests), the last ${notify.drain_seconds} s after the load ended; pushes that did not decrypt: ${notify.push.refused}.`,
     `Phases (s): ${Object.entries(phases)
       .map(([k, v]) => `${k} ${v}`)
@@ -744,7 +821,7 @@ async function main() {
   writeFileSync(resultFile, JSON.stringify(day, null, 2) + "\n");
   log(`wrote ${resultFile}`);
   if (profile) {
-    for (const seg of ["ingest", "consume"]) {
+    for (const seg of ["ingest", "consume", "auto-approved"]) {
       const r = spawnSync(process.execPath, [join(root, "scripts", "bench", "profile-summary.mjs"), profileDir, "--segment", seg, "--top", "15"], {
         encoding: "utf8",
       });

@@ -8,6 +8,7 @@ import { EventEmitter } from "node:events";
 import pg from "pg";
 import { env } from "../env";
 import type { Tx } from "../db/client";
+import { sqlOf, type Sql } from "../db/sql";
 import { errorFields, log } from "../log";
 
 const CHANNEL = "countersign_approval_changed";
@@ -18,10 +19,9 @@ const g = globalThis as unknown as { countersignChanges?: Hub };
 const hub: Hub = (g.countersignChanges ??= { emitter: new EventEmitter().setMaxListeners(0) });
 
 /** Call inside the transaction that changes the request. */
-export async function announceChange(tx: Tx, approvalId: string): Promise<void> {
-  if (env().databaseProvider === "postgresql") {
-    await tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${approvalId})`;
-  }
+export async function announceChange(tx: Tx | Sql, approvalId: string): Promise<void> {
+  const sql = sqlOf(tx);
+  if (sql.dialect === "postgresql") await sql.run("SELECT pg_notify(?, ?)", [CHANNEL, approvalId]);
 }
 
 /** Call after the transaction committed (wakes this instance at once). */

@@ -2,6 +2,8 @@
 // (run, call, tool, digest) must equal the request's; the consume itself is
 // one conditional update that only an unconsumed, decided row passes, so any
 // number of concurrent consumes, on any number of instances, yield one success.
+// The usual case runs on the driver (lib/db/sql.ts); the explanations of a
+// refusal stay on Prisma.
 import "server-only";
 import { z } from "zod";
 import { inTransaction } from "../db/transaction";
@@ -10,6 +12,7 @@ import { AppError } from "../errors";
 import { signReceipt } from "../receipts/sign-receipt";
 import { currentSigningKey, type ActiveKey } from "../receipts/signing-keys";
 import type { Tx } from "../db/client";
+import { asDate, asDateOrNull, directTransaction, placeholders, type Sql } from "../db/sql";
 import type { AuthenticatedService } from "../services/authenticate-service";
 import { emitLocalChange } from "./changes";
 import { expireIfDue } from "./expire-approval";
@@ -24,27 +27,26 @@ const CONSUMABLE = ["approved", "denied", "expired", "revised"] as const;
 
 export async function consumeApproval(service: AuthenticatedService, approvalId: string, binding: Binding) {
   const signingKey = await currentSigningKey();
+  // The usual case: a decided, unconsumed request of this service whose
+  // binding matches is consumed by one conditional UPDATE … RETURNING, with
+  // its receipt and audit event, in one transaction on the driver.
+  const now = new Date();
+  const usual = await directTransaction(async (sql) => {
+    const [row] = await sql.all<ConsumedSqlRow>(
+      `UPDATE approvals SET consumed_at = ?
+       WHERE id = ? AND service_id = ? AND consumed_at IS NULL AND status IN (${placeholders(CONSUMABLE.length)})
+         AND run_id = ? AND call_id = ? AND tool = ? AND args_digest = ?
+       RETURNING ${CONSUMED_COLUMNS}`,
+      [now, approvalId, service.id, ...CONSUMABLE, binding.run_id, binding.call_id, binding.tool, binding.args_digest],
+    );
+    return row ? consumed(sql, service, consumedRowOf(row), now, signingKey) : null;
+  });
+  if (usual) return usual;
+
+  // Anything else (pending, expired but not yet marked, mismatched, consumed,
+  // unknown) takes the checks below, which explain why.
   const result = await inTransaction(async (tx) => {
     const now = new Date();
-    // The usual case in one statement: a decided, unconsumed request of this
-    // service whose binding matches is consumed by a conditional UPDATE …
-    // RETURNING. Anything else (pending, expired but not yet marked,
-    // mismatched, consumed, unknown) takes the checks below, which explain why.
-    const [row] = await tx.approval.updateManyAndReturn({
-      where: {
-        id: approvalId,
-        serviceId: service.id,
-        consumedAt: null,
-        status: { in: [...CONSUMABLE] },
-        runId: binding.run_id,
-        callId: binding.call_id,
-        tool: binding.tool,
-        argsDigest: binding.args_digest,
-      },
-      data: { consumedAt: now },
-    });
-    if (row) return { body: await consumed(tx, service, row, now, signingKey), expiredNow: false };
-
     const a = await tx.approval.findFirst({ where: { id: approvalId, serviceId: service.id } });
     if (!a) return { error: new AppError("not-found") };
     const expiredNow = await expireIfDue(tx, a, now);
@@ -79,6 +81,41 @@ export async function consumeApproval(service: AuthenticatedService, approvalId:
   return result.body!;
 }
 
+const CONSUMED_COLUMNS =
+  "id, status, run_id, call_id, tool, args_digest, decided_at, expires_at, decided_by, patch, patch_reason, standing_approval_id";
+
+type ConsumedSqlRow = {
+  id: string;
+  status: string;
+  run_id: string;
+  call_id: string;
+  tool: string;
+  args_digest: string;
+  decided_at: unknown;
+  expires_at: unknown;
+  decided_by: string;
+  patch: string | null;
+  patch_reason: string | null;
+  standing_approval_id: string | null;
+};
+
+function consumedRowOf(r: ConsumedSqlRow): ConsumedRow {
+  return {
+    id: r.id,
+    status: r.status,
+    runId: r.run_id,
+    callId: r.call_id,
+    tool: r.tool,
+    argsDigest: r.args_digest,
+    decidedAt: asDateOrNull(r.decided_at),
+    expiresAt: asDate(r.expires_at),
+    decidedBy: r.decided_by,
+    patch: r.patch,
+    patchReason: r.patch_reason,
+    standingApprovalId: r.standing_approval_id,
+  };
+}
+
 type ConsumedRow = {
   id: string;
   status: string;
@@ -99,7 +136,7 @@ type ConsumedRow = {
  * receipt is signed first (a failure still undoes the consume) and the audit
  * append comes last, so the chain's head is held as briefly as possible.
  */
-async function consumed(tx: Tx, service: AuthenticatedService, row: ConsumedRow, now: Date, signingKey: ActiveKey) {
+async function consumed(tx: Tx | Sql, service: AuthenticatedService, row: ConsumedRow, now: Date, signingKey: ActiveKey) {
   const decision = CONSUMABLE.find((s) => s === row.status)!;
   const decidedAt = (row.decidedAt ?? row.expiresAt).toISOString();
   const decidedBy = parseDecidedBy(row.decidedBy);

@@ -4,6 +4,7 @@
 // caller's transaction.
 import "server-only";
 import type { Tx } from "../db/client";
+import { sqlOf, type Sql } from "../db/sql";
 import { appendAuditEvent } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 import { enqueueCallback } from "../callbacks/enqueue-callback";
@@ -21,41 +22,39 @@ const EVENT = {
 } as const;
 
 export async function finalizeApproval(
-  tx: Tx,
+  tx: Tx | Sql,
   approvalId: string,
   decision: Decision,
   opts: { decidedBy: string[]; decidedAt: Date; actor: Actor; reason?: string | null; requireExpired?: boolean },
 ): Promise<boolean> {
-  const { count } = await tx.approval.updateMany({
-    where: {
-      id: approvalId,
-      status: "pending",
-      ...(opts.requireExpired ? { expiresAt: { lte: opts.decidedAt } } : {}),
-    },
-    data: { status: decision, decidedAt: opts.decidedAt, decidedBy: JSON.stringify(opts.decidedBy) },
-  });
-  if (count === 0) return false;
-  const a = await tx.approval.findUniqueOrThrow({ where: { id: approvalId } });
-  await enqueueCallback(tx, {
+  const sql = sqlOf(tx);
+  const [a] = await sql.all<{ service_id: string; run_id: string; call_id: string; tool: string; args_digest: string }>(
+    `UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?
+     WHERE id = ? AND status = 'pending'${opts.requireExpired ? " AND expires_at <= ?" : ""}
+     RETURNING service_id, run_id, call_id, tool, args_digest`,
+    [decision, opts.decidedAt, JSON.stringify(opts.decidedBy), approvalId, ...(opts.requireExpired ? [opts.decidedAt] : [])],
+  );
+  if (!a) return false;
+  await enqueueCallback(sql, {
     approvalId,
-    serviceId: a.serviceId,
-    runId: a.runId,
-    callId: a.callId,
+    serviceId: a.service_id,
+    runId: a.run_id,
+    callId: a.call_id,
     tool: a.tool,
-    argsDigest: a.argsDigest,
+    argsDigest: a.args_digest,
     decision,
     decidedBy: opts.decidedBy,
     decidedAt: opts.decidedAt,
   });
-  await announceChange(tx, approvalId);
-  await appendAuditEvent(tx, {
+  await announceChange(sql, approvalId);
+  await appendAuditEvent(sql, {
     type: EVENT[decision],
     actor: opts.actor,
     approvalId,
     data: {
       decision,
       decided_by: opts.decidedBy,
-      args_digest: a.argsDigest,
+      args_digest: a.args_digest,
       ...(opts.reason ? { reason: opts.reason } : {}),
     },
   });

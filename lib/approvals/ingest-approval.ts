@@ -5,15 +5,16 @@
 import "server-only";
 import { db, type Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
+import { direct, directTransaction, isUniqueViolation, placeholders, sqlOf, type Sql, type SqlParam } from "../db/sql";
 import { appendAuditEvent } from "../audit/append-event";
-import { scheduleFollowUps, scheduleNotice } from "../notifications/schedule";
+import { followUpNotices, scheduleNotices, type Notice } from "../notifications/schedule";
 import { countPossibleApprovers } from "../notifications/recipients";
 import { argsDigest } from "@countersign/client";
 import { AppError } from "../errors";
 import { newId } from "../ids";
 import { requesterKey } from "../identity/requester-key";
 import { loadPolicies } from "../policies/load-policies";
-import { matchPolicy } from "../policies/match-policy";
+import { matchPolicy, type PolicyRule } from "../policies/match-policy";
 import { loadRedactor } from "../redaction-rules/manage-rules";
 import type { ServiceAuth } from "../services/service-secrets";
 import { announceChange, emitLocalChange } from "./changes";
@@ -23,7 +24,7 @@ import type { ApprovalCreated, ApprovalRequested } from "./schemas";
 import { redactArguments } from "../revisions/hidden-values";
 import { checkRevision, type RevisionCheck } from "../revisions/check-revision";
 import { recordVoteInTx } from "../reviews/record-review";
-import { applyStanding } from "../standing/standing-approvals";
+import { applyStanding, matchingStanding, useStanding, type StandingMatch } from "../standing/standing-approvals";
 
 export type IngestResult = { created: boolean; body: ApprovalCreated };
 
@@ -52,10 +53,6 @@ async function findRepeat(
   return { created: false, body: approvalCreatedBody(sameCall) };
 }
 
-function isUniqueViolation(e: unknown): boolean {
-  return typeof e === "object" && e !== null && "code" in e && (e as { code: unknown }).code === "P2002";
-}
-
 /**
  * The proposer's approval of a matching revision, recorded through the one
  * vote function at the revision's creation instant (so a quorum of one
@@ -75,6 +72,74 @@ async function carryProposerVote(tx: Tx, approvalId: string, revision: RevisionC
   return tx.approval.findUniqueOrThrow({ where: { id: approvalId } });
 }
 
+/** The request's row as stored, with what its answer and the steps after the insert need. */
+type NewRequest = {
+  id: string;
+  serviceId: string;
+  tool: string;
+  argsDigest: string;
+  requestedBy: string | null;
+  requesterKey: string | null;
+  requiredRoles: string;
+  createdAt: Date;
+  expiresAt: Date;
+  revisionMatch: boolean | null;
+};
+
+/**
+ * Stores a new request in the caller's transaction: the row, its webhook id,
+ * the change notice and the audit event; then the first of `standing` that
+ * can still be used decides it, and a request left pending gets its notice
+ * triggers (committed with it: a crash after the answer still tells the
+ * reviewers, and the admins when nobody could ever approve it). Plain
+ * statements (lib/db/sql.ts): the driver's own transaction for an ordinary
+ * webhook, Prisma's for a revision, whose carried vote needs it.
+ */
+async function storeRequest(
+  tx: Tx | Sql,
+  service: ServiceAuth,
+  webhookId: string,
+  request: NewRequest,
+  columns: Record<string, SqlParam>,
+  policy: PolicyRule,
+  audit: Record<string, unknown>,
+  reads: { possible: number; standing: readonly StandingMatch[] },
+): Promise<{ quorumUnreachable: boolean; standingId: string | null }> {
+  const sql = sqlOf(tx);
+  const { possible, standing } = reads;
+  const quorumUnreachable = possible < policy.quorum;
+  const row: Record<string, SqlParam> = { ...columns, quorum_unreachable: quorumUnreachable };
+  const names = Object.keys(row);
+  await sql.run(`INSERT INTO approvals (${names.join(", ")}) VALUES (${placeholders(names.length)})`, Object.values(row));
+  await sql.run("INSERT INTO seen_webhooks (service_id, webhook_id, approval_id, received_at) VALUES (?, ?, ?, ?)", [
+    service.id,
+    webhookId,
+    request.id,
+    request.createdAt,
+  ]);
+  const notices: Notice[] = [
+    { kind: "needs_review", at: request.createdAt },
+    ...(quorumUnreachable ? [{ kind: "quorum_unreachable", at: request.createdAt } as const] : []),
+    ...followUpNotices(request, policy),
+  ];
+  // Usually known now: written before the audit append, which holds the chain's head until the commit.
+  if (standing.length === 0) await scheduleNotices(sql, request.id, notices);
+  // Live queue pages: other instances hear it on commit (PostgreSQL NOTIFY).
+  await announceChange(sql, request.id);
+  await appendAuditEvent(sql, {
+    type: "approval.requested",
+    actor: `service:${service.slug}`,
+    approvalId: request.id,
+    data: { ...audit, ...(quorumUnreachable ? { quorum_unreachable: true, possible_approvers: possible } : {}) },
+  });
+  // Calls like one a quorum already approved for a while are decided as they arrive: nobody is asked.
+  for (const match of standing) {
+    if (await useStanding(sql, request, match, service.slug)) return { quorumUnreachable, standingId: match.id };
+  }
+  if (standing.length > 0) await scheduleNotices(sql, request.id, notices);
+  return { quorumUnreachable, standingId: null };
+}
+
 export async function ingestApproval(service: ServiceAuth, webhookId: string, event: ApprovalRequested): Promise<IngestResult> {
   const { data } = event;
   // Salted when the sender salted (docs/security.md); the salt is kept for binding only and
@@ -85,8 +150,8 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
   // A repeat (same webhook-id, or same call) is rare: rather than two lookups
   // on every delivery, the insert below runs first, and its unique
   // constraints catch a repeat, which then answers like the first delivery.
-  const policy = matchPolicy(await loadPolicies(db()), { service: service.slug, tool: data.tool, effects: data.effects });
-  const redactor = await loadRedactor(db());
+  const policy = matchPolicy(await loadPolicies(direct()), { service: service.slug, tool: data.tool, effects: data.effects });
+  const redactor = await loadRedactor(direct());
   // ids go into the audit chain as they are. The schema refused what the
   // built-in rules would hide; this refuses what the admin's rules would.
   for (const field of ["run_id", "call_id", "environment"] as const) {
@@ -97,98 +162,111 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
     }
   }
   const { view, hidden } = redactArguments(redactor, service.id, data.arguments);
-  const redactedArgs = JSON.stringify(view);
   // A revision is compared with its proposal before anything is stored (the original is final).
   const revision = data.revises === undefined ? null : await checkRevision(db(), service.id, data.revises, { tool: data.tool, view, hidden });
-  const summary = data.summary === undefined ? null : redactor.redactText(data.summary);
   const ttl = Math.min(data.expires_in ?? policy.ttlSeconds, policy.ttlSeconds);
-  const now = Date.now();
+  const now = new Date();
+
+  const request: NewRequest = {
+    id: newId("apr"),
+    serviceId: service.id,
+    tool: data.tool,
+    argsDigest: digest,
+    requestedBy: data.requested_by ?? null,
+    requesterKey: data.requested_by === undefined ? null : requesterKey(data.requested_by),
+    requiredRoles: JSON.stringify(policy.roles),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + ttl * 1000),
+    revisionMatch: revision ? revision.match : null,
+  };
+  const columns: Record<string, SqlParam> = {
+    id: request.id,
+    service_id: service.id,
+    run_id: data.run_id,
+    call_id: data.call_id,
+    tool: data.tool,
+    effects: data.effects,
+    environment: data.environment ?? null,
+    requested_by: request.requestedBy,
+    requester_key: request.requesterKey,
+    summary: data.summary === undefined ? null : redactor.redactText(data.summary),
+    args_digest: digest,
+    args_salt: data.args_salt ?? null,
+    redacted_args: JSON.stringify(view),
+    redacted_digests: JSON.stringify(hidden),
+    ...(revision
+      ? {
+          revises_id: revision.revisesId,
+          revision_match: revision.match,
+          revision_differs: revision.differs ? JSON.stringify(revision.differs) : null,
+        }
+      : {}),
+    policy_name: policy.name,
+    required_roles: request.requiredRoles,
+    quorum: policy.quorum,
+    ttl_seconds: policy.ttlSeconds,
+    status: "pending",
+    approve_count: 0,
+    decided_by: "[]",
+    remind_at: JSON.stringify(policy.remindAt),
+    escalate_after_seconds: policy.escalateAfterSeconds,
+    escalate_to_roles: JSON.stringify(policy.escalateToRoles),
+    slack_channel: policy.slackChannel,
+    created_at: now,
+    expires_at: request.expiresAt,
+  };
+  const audit = {
+    service: service.slug,
+    run_id: data.run_id,
+    call_id: data.call_id,
+    tool: data.tool,
+    effects: data.effects,
+    args_digest: digest,
+    policy: policy.name,
+    quorum: policy.quorum,
+    ...(revision ? { revises: revision.revisesId, revision: revision.match ? "matches" : "differs" } : {}),
+  };
+  const answer = (quorumUnreachable: boolean, approvedOnArrival: boolean) =>
+    approvalCreatedBody({
+      ...request,
+      quorumUnreachable,
+      status: approvedOnArrival ? "approved" : "pending",
+      decidedAt: approvedOnArrival ? now : null,
+    });
+
+  // The usual webhook: every statement on the driver; the reads first, then one short transaction.
+  const storeOrdinary = async () => {
+    const reads = {
+      possible: await countPossibleApprovers(direct(), request, now),
+      standing: await matchingStanding(direct(), request, policy, { view, hidden }),
+    };
+    return directTransaction(async (sql) => {
+      const stored = await storeRequest(sql, service, webhookId, request, columns, policy, audit, reads);
+      return answer(stored.quorumUnreachable, stored.standingId !== null);
+    });
+  };
 
   try {
-    const result = await inTransaction(async (tx) => {
-      const requester = {
-        requestedBy: data.requested_by ?? null,
-        requesterKey: data.requested_by === undefined ? null : requesterKey(data.requested_by),
-      };
-      const requiredRoles = JSON.stringify(policy.roles);
-      const possible = await countPossibleApprovers(tx, { ...requester, requiredRoles }, new Date(now));
-      const approval = await tx.approval.create({
-        data: {
-          id: newId("apr"),
-          serviceId: service.id,
-          runId: data.run_id,
-          callId: data.call_id,
-          tool: data.tool,
-          effects: data.effects,
-          environment: data.environment ?? null,
-          ...requester,
-          summary,
-          argsDigest: digest,
-          argsSalt: data.args_salt ?? null,
-          redactedArgs,
-          redactedDigests: JSON.stringify(hidden),
-          ...(revision
-            ? {
-                revisesId: revision.revisesId,
-                revisionMatch: revision.match,
-                revisionDiffers: revision.differs ? JSON.stringify(revision.differs) : null,
-              }
-            : {}),
-          policyName: policy.name,
-          requiredRoles,
-          quorum: policy.quorum,
-          quorumUnreachable: possible < policy.quorum,
-          ttlSeconds: policy.ttlSeconds,
-          remindAt: JSON.stringify(policy.remindAt),
-          escalateAfterSeconds: policy.escalateAfterSeconds,
-          escalateToRoles: JSON.stringify(policy.escalateToRoles),
-          slackChannel: policy.slackChannel,
-          createdAt: new Date(now),
-          expiresAt: new Date(now + ttl * 1000),
-        },
-      });
-      await tx.seenWebhook.create({ data: { serviceId: service.id, webhookId, approvalId: approval.id } });
-      // Committed with the request: a crash after the answer still tells the reviewers,
-      // and the admins when nobody could ever approve it.
-      await scheduleNotice(tx, approval.id, "needs_review", approval.createdAt);
-      if (approval.quorumUnreachable) await scheduleNotice(tx, approval.id, "quorum_unreachable", approval.createdAt);
-      await scheduleFollowUps(tx, approval, policy);
-      // Live queue pages: other instances hear it on commit (PostgreSQL NOTIFY).
-      // Before the audit append, which holds the chain's head until the commit.
-      await announceChange(tx, approval.id);
-      await appendAuditEvent(tx, {
-        type: "approval.requested",
-        actor: `service:${service.slug}`,
-        approvalId: approval.id,
-        data: {
-          service: service.slug,
-          run_id: data.run_id,
-          call_id: data.call_id,
-          tool: data.tool,
-          effects: data.effects,
-          args_digest: digest,
-          policy: policy.name,
-          quorum: policy.quorum,
-          ...(approval.quorumUnreachable ? { quorum_unreachable: true, possible_approvers: possible } : {}),
-          ...(revision ? { revises: revision.revisesId, revision: revision.match ? "matches" : "differs" } : {}),
-        },
-      });
-      let row = approval;
-      if (revision?.match) {
-        // The proposer approved these arguments: their vote counts here, under every rule
-        // of a vote cast now (role held, not the requester, …), or not at all.
-        row = (await carryProposerVote(tx, approval.id, revision, approval.createdAt)) ?? row;
-      }
-      // Calls like one a quorum already approved for a while are decided as they arrive.
-      if (row.status === "pending" && (await applyStanding(tx, approval, policy, { view, hidden }, service.slug))) {
-        row = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
-      }
-      return { created: true, body: approvalCreatedBody(row) };
-    });
-    emitLocalChange(result.body.approval_id);
+    const result = revision
+      ? await inTransaction(async (tx) => {
+          const possible = await countPossibleApprovers(tx, request, now);
+          const { quorumUnreachable } = await storeRequest(tx, service, webhookId, request, columns, policy, audit, { possible, standing: [] });
+          let row = await tx.approval.findUniqueOrThrow({ where: { id: request.id } });
+          if (revision.match) {
+            // The proposer approved these arguments: their vote counts here, under every rule
+            // of a vote cast now (role held, not the requester, …), or not at all.
+            row = (await carryProposerVote(tx, request.id, revision, now)) ?? row;
+          }
+          if (row.status === "pending" && (await applyStanding(tx, request, policy, { view, hidden }, service.slug))) {
+            return answer(quorumUnreachable, true);
+          }
+          return approvalCreatedBody({ ...row, quorumUnreachable });
+        })
+      : await storeOrdinary();
+    emitLocalChange(request.id);
     // Its reviewers are told now, not at the next tick.
-    if (result.created) nudgeBackgroundWork();
-    return result;
+    nudgeBackgroundWork();
+    return { created: true, body: result };
   } catch (e) {
     // A repeat, or a concurrent identical delivery that won the race: the
     // transaction stored nothing; answer as the repeat of the first.

@@ -3,6 +3,7 @@
 // decided callback, so an agent can tell its user why a call was denied.
 import "server-only";
 import type { Tx } from "../db/client";
+import { asDate, sqlOf, type Sql } from "../db/sql";
 import { presentReviews } from "./present";
 import type { ReviewEntry } from "./schemas";
 
@@ -12,7 +13,13 @@ export const REVIEW_TRAIL_QUERY = {
   select: { reviewerEmail: true, decision: true, reason: true, createdAt: true },
 };
 
-/** A request's votes, in order, read within the caller's transaction. */
-export async function reviewTrail(tx: Tx, approvalId: string): Promise<ReviewEntry[]> {
-  return presentReviews(await tx.review.findMany({ where: { approvalId }, ...REVIEW_TRAIL_QUERY }));
+/** A request's votes, in order (as REVIEW_TRAIL_QUERY), read within the caller's transaction. */
+export async function reviewTrail(tx: Tx | Sql, approvalId: string): Promise<ReviewEntry[]> {
+  const rows = await sqlOf(tx).all<{ reviewer_email: string; decision: string; reason: string | null; created_at: unknown }>(
+    "SELECT reviewer_email, decision, reason, created_at FROM reviews WHERE approval_id = ? ORDER BY created_at ASC, id ASC",
+    [approvalId],
+  );
+  return presentReviews(
+    rows.map((r) => ({ reviewerEmail: r.reviewer_email, decision: r.decision, reason: r.reason, createdAt: asDate(r.created_at) })),
+  );
 }

@@ -5,6 +5,7 @@
 // answers with); the vote that decided is already written in this transaction.
 import "server-only";
 import type { Tx } from "../db/client";
+import { sqlOf, type Sql } from "../db/sql";
 import { newId } from "../ids";
 import { reviewTrail } from "../approvals/review-trail";
 import type { Decision } from "../approvals/finalize";
@@ -21,9 +22,11 @@ export type DecisionNotice = {
   decidedAt: Date;
 };
 
-export async function enqueueCallback(tx: Tx, n: DecisionNotice): Promise<void> {
-  const service = await tx.service.findUniqueOrThrow({ where: { id: n.serviceId }, select: { callbackUrl: true } });
-  if (!service.callbackUrl) return;
+export async function enqueueCallback(tx: Tx | Sql, n: DecisionNotice): Promise<void> {
+  const sql = sqlOf(tx);
+  const [service] = await sql.all<{ callback_url: string | null }>("SELECT callback_url FROM services WHERE id = ?", [n.serviceId]);
+  if (!service) throw new Error("the request's service is missing");
+  if (!service.callback_url) return;
   const payload = {
     type: "approval.decided",
     timestamp: new Date().toISOString(),
@@ -36,17 +39,13 @@ export async function enqueueCallback(tx: Tx, n: DecisionNotice): Promise<void> 
       decision: n.decision,
       decided_by: n.decidedBy,
       decided_at: n.decidedAt.toISOString(),
-      reviews: await reviewTrail(tx, n.approvalId),
+      reviews: await reviewTrail(sql, n.approvalId),
     },
   };
-  await tx.callbackDelivery.create({
-    data: {
-      id: newId("dlv"),
-      approvalId: n.approvalId,
-      serviceId: n.serviceId,
-      messageId: newId("msg"),
-      payload: JSON.stringify(payload),
-      nextAttemptAt: new Date(),
-    },
-  });
+  const now = new Date();
+  await sql.run(
+    `INSERT INTO callback_deliveries (id, approval_id, service_id, message_id, payload, status, attempts, next_attempt_at, created_at)
+     VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+    [newId("dlv"), n.approvalId, n.serviceId, newId("msg"), JSON.stringify(payload), now, now],
+  );
 }

@@ -4,10 +4,13 @@
 import "server-only";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient as PgClient } from "./generated/postgresql/client";
 import { Prisma, PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { SerializedSqliteAdapterFactory } from "./sqlite-adapter";
 import { databaseProviderOf, env } from "../env";
+import { registerDriver } from "./sql";
+import { errorFields, log } from "../log";
 
 // Secret columns stay out of every query unless a caller asks for them by name.
 export const SECRET_COLUMNS = {
@@ -18,12 +21,19 @@ export const SECRET_COLUMNS = {
 
 export function createDb(url: string) {
   if (databaseProviderOf(url) === "postgresql") {
-    const client = new PgClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }), omit: SECRET_COLUMNS });
+    // One pool for Prisma and the direct statements (lib/db/sql.ts); $disconnect ends it.
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // An idle connection that drops is replaced on next use; unheard, the error would end the process.
+    pool.on("error", (e) => log.warn("an idle database connection failed", errorFields(e)));
+    const client = new PgClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }), omit: SECRET_COLUMNS });
+    registerDriver(client, { kind: "postgresql", pool });
     // Same models, same generated API: only the SQL dialect differs.
     return client as unknown as SqliteClient<never, typeof SECRET_COLUMNS>;
   }
-  const sqlite = new PrismaBetterSqlite3({ url, timeout: 5000 });
-  return new SqliteClient({ adapter: new SerializedSqliteAdapterFactory(sqlite), omit: SECRET_COLUMNS });
+  const factory = new SerializedSqliteAdapterFactory(new PrismaBetterSqlite3({ url, timeout: 5000 }));
+  const client = new SqliteClient({ adapter: factory, omit: SECRET_COLUMNS });
+  registerDriver(client, { kind: "sqlite", factory });
+  return client;
 }
 
 export type Db = ReturnType<typeof createDb>;

@@ -13,6 +13,7 @@
 // SQLITE_BUSY when a deferred transaction tries to upgrade its lock.
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
+import type BetterSqlite3 from "better-sqlite3";
 import type { IsolationLevel, SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, SqlResultSet, Transaction } from "@prisma/driver-adapter-utils";
 
 export class Mutex {
@@ -130,7 +131,10 @@ class SerializedAdapter implements SqlDriverAdapter {
   readonly getConnectionInfo?: SqlDriverAdapter["getConnectionInfo"];
   readonly #lock = new Mutex();
 
-  constructor(private readonly inner: SqlDriverAdapter) {
+  constructor(
+    private readonly inner: SqlDriverAdapter,
+    private readonly onDispose: () => void = () => undefined,
+  ) {
     this.provider = inner.provider;
     this.adapterName = inner.adapterName;
     this.getConnectionInfo = inner.getConnectionInfo?.bind(inner);
@@ -170,7 +174,19 @@ class SerializedAdapter implements SqlDriverAdapter {
   }
 
   dispose(): Promise<void> {
+    this.onDispose();
     return this.#lock.run(() => this.inner.dispose());
+  }
+
+  /**
+   * The driver's own connection, under the same lock as everything above
+   * (lib/db/sql.ts: the direct statements of ingest and consume).
+   */
+  withConnection<T>(fn: (database: BetterSqlite3.Database) => Promise<T>): Promise<T> {
+    // The Prisma adapter keeps its better-sqlite3 connection as `client` (7.10.0).
+    const database = (this.inner as unknown as { client?: BetterSqlite3.Database }).client;
+    if (!database || typeof database.prepare !== "function") throw new Error("the SQLite adapter exposes no connection");
+    return this.#lock.run(() => fn(database));
   }
 }
 
@@ -183,10 +199,28 @@ export class SerializedSqliteAdapterFactory implements SqlDriverAdapterFactory {
     this.adapterName = inner.adapterName;
   }
 
-  async connect(): Promise<SqlDriverAdapter> {
-    const adapter = new SerializedAdapter(await this.inner.connect());
-    // WAL lets readers in other processes work during a write.
-    await adapter.executeScript("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;");
-    return adapter;
+  // One connection per client: Prisma's and the direct statements' (lib/db/sql.ts).
+  #connected: Promise<SerializedAdapter> | undefined;
+
+  connect(): Promise<SqlDriverAdapter> {
+    return this.#connection();
+  }
+
+  #connection(): Promise<SerializedAdapter> {
+    this.#connected ??= (async () => {
+      const adapter = new SerializedAdapter(await this.inner.connect(), () => (this.#connected = undefined));
+      // WAL lets readers in other processes work during a write.
+      await adapter.executeScript("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;");
+      return adapter;
+    })().catch((e: unknown) => {
+      this.#connected = undefined;
+      throw e;
+    });
+    return this.#connected;
+  }
+
+  /** Runs fn on the connection, holding its lock (connects first if Prisma has not yet). */
+  async withConnection<T>(fn: (database: BetterSqlite3.Database) => Promise<T>): Promise<T> {
+    return (await this.#connection()).withConnection(fn);
   }
 }

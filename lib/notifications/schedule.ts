@@ -4,12 +4,21 @@
 // into messages (and escalates, for an escalation trigger).
 import "server-only";
 import type { Tx } from "../db/client";
+import { sqlOf, type Sql } from "../db/sql";
 import { newId } from "../ids";
 
 export type TriggerKind = "needs_review" | "quorum_unreachable" | "reminder" | "escalation";
 
-export async function scheduleNotice(tx: Tx, approvalId: string, kind: TriggerKind, at: Date, seq = 0): Promise<void> {
-  await tx.notificationTrigger.create({ data: { id: newId("ntr"), approvalId, kind, seq, dueAt: at } });
+export type Notice = { kind: TriggerKind; at: Date; seq?: number };
+
+/** Trigger rows for one request, in one statement. */
+export async function scheduleNotices(tx: Tx | Sql, approvalId: string, notices: readonly Notice[]): Promise<void> {
+  if (notices.length === 0) return;
+  const now = new Date();
+  await sqlOf(tx).run(
+    `INSERT INTO notification_triggers (id, approval_id, kind, seq, due_at, status, created_at) VALUES ${notices.map(() => "(?, ?, ?, ?, ?, 'pending', ?)").join(", ")}`,
+    notices.flatMap((n) => [newId("ntr"), approvalId, n.kind, n.seq ?? 0, n.at, now]),
+  );
 }
 
 /** When each reminder and the escalation fall due: fractions of this request's own lifetime, and seconds after it arrived. */
@@ -26,12 +35,13 @@ export function followUpTimes(
 }
 
 /** The policy's reminders (seq 1, 2, …) and its escalation, for a request just created. */
-export async function scheduleFollowUps(
-  tx: Tx,
-  request: { id: string; createdAt: Date; expiresAt: Date },
+export function followUpNotices(
+  request: { createdAt: Date; expiresAt: Date },
   policy: { remindAt: readonly number[]; escalateAfterSeconds: number | null },
-): Promise<void> {
+): Notice[] {
   const { reminders, escalation } = followUpTimes(request, policy);
-  for (const [i, at] of reminders.entries()) await scheduleNotice(tx, request.id, "reminder", at, i + 1);
-  if (escalation) await scheduleNotice(tx, request.id, "escalation", escalation);
+  return [
+    ...reminders.map((at, i): Notice => ({ kind: "reminder", at, seq: i + 1 })),
+    ...(escalation ? [{ kind: "escalation", at: escalation } as const] : []),
+  ];
 }

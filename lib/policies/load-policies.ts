@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { Tx } from "../db/client";
+import { asBool, sqlOf, type Sql } from "../db/sql";
 import { EFFECTS, type PolicyRule } from "./match-policy";
 
 const rolesJson = z.string().transform((s, ctx) => {
@@ -58,7 +59,36 @@ export function ruleFromRow(r: PolicyRow): PolicyRule {
   };
 }
 
-export async function loadPolicies(tx: Tx): Promise<PolicyRule[]> {
-  const rows = await tx.policy.findMany({ orderBy: { name: "asc" } });
-  return rows.map(ruleFromRow);
+// Parsed again only when the stored rows change (every webhook asks).
+let cache: { key: string; rules: PolicyRule[] } | undefined;
+
+export async function loadPolicies(tx: Tx | Sql): Promise<PolicyRule[]> {
+  const rows = await sqlOf(tx).all<Record<string, unknown>>(
+    `SELECT name, service_slug, tool_pattern, effects, roles, quorum, ttl_seconds, priority, is_default, remind_at,
+            escalate_after_seconds, escalate_to_roles, slack_channel, standing_max_ttl
+     FROM policies ORDER BY name ASC`,
+  );
+  const key = JSON.stringify(rows, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v));
+  if (cache?.key !== key) {
+    const rules = rows.map((r) =>
+      ruleFromRow({
+        name: String(r.name),
+        serviceSlug: r.service_slug === null ? null : String(r.service_slug),
+        toolPattern: String(r.tool_pattern),
+        effects: r.effects === null ? null : String(r.effects),
+        roles: String(r.roles),
+        quorum: Number(r.quorum),
+        ttlSeconds: Number(r.ttl_seconds),
+        priority: Number(r.priority),
+        isDefault: asBool(r.is_default),
+        remindAt: String(r.remind_at),
+        escalateAfterSeconds: r.escalate_after_seconds === null ? null : Number(r.escalate_after_seconds),
+        escalateToRoles: String(r.escalate_to_roles),
+        slackChannel: r.slack_channel === null ? null : String(r.slack_channel),
+        standingMaxTtlSeconds: Number(r.standing_max_ttl),
+      }),
+    );
+    cache = { key, rules };
+  }
+  return [...cache.rules]; // the rules are shared, never changed; the list is the caller's
 }

@@ -7,6 +7,7 @@ import "server-only";
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { z } from "zod";
 import { db, type Tx } from "../db/client";
+import { direct } from "../db/sql";
 import { env } from "../env";
 import { decryptSecret, encryptSecret } from "../crypto/at-rest";
 import { inTransaction } from "../db/transaction";
@@ -62,11 +63,8 @@ let cached: ActiveKey | undefined;
 
 /** The current key; only decrypted again when the current kid changes. */
 export async function currentSigningKey(): Promise<ActiveKey> {
-  const newest = await db().signingKey.findFirst({
-    where: { retiredAt: null },
-    orderBy: { createdAt: "desc" },
-    select: { kid: true },
-  });
+  // Asked on every consume, so a rotation on another instance takes effect at once: one statement on the driver.
+  const [newest] = await direct().all<{ kid: string }>("SELECT kid FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1");
   if (!newest) {
     await ensureSigningKey();
     return currentSigningKey();

@@ -2,7 +2,7 @@
 // are high-entropy, so a SHA-256 lookup key is safe to index; the stored hash
 // is compared again in constant time.
 import "server-only";
-import { db } from "../db/client";
+import { direct } from "../db/sql";
 import { constantTimeEqual, tokenHash } from "../crypto/at-rest";
 
 export type AuthenticatedService = { id: string; slug: string };
@@ -11,10 +11,11 @@ export async function authenticateServiceToken(authorization: string | null): Pr
   const match = /^Bearer ([A-Za-z0-9_-]{20,200})$/.exec(authorization ?? "");
   if (!match) return null;
   const hash = tokenHash(match[1]!);
-  const service = await db().service.findFirst({
-    where: { apiTokenHash: hash, disabledAt: null },
-    select: { id: true, slug: true, apiTokenHash: true },
-  });
-  if (!service || !constantTimeEqual(service.apiTokenHash, hash)) return null;
+  // Every executor call starts here: one statement on the driver (lib/db/sql.ts).
+  const [service] = await direct().all<{ id: string; slug: string; api_token_hash: string }>(
+    "SELECT id, slug, api_token_hash FROM services WHERE api_token_hash = ? AND disabled_at IS NULL",
+    [hash],
+  );
+  if (!service || !constantTimeEqual(service.api_token_hash, hash)) return null;
   return { id: service.id, slug: service.slug };
 }

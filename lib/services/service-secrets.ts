@@ -1,6 +1,7 @@
 // Reading a service's secrets back: only these functions decrypt them.
 import "server-only";
 import type { Tx } from "../db/client";
+import { sqlOf, type Sql } from "../db/sql";
 import { decryptSecret } from "../crypto/at-rest";
 
 export const PURPOSE = {
@@ -8,17 +9,43 @@ export const PURPOSE = {
   callback: "service.callback_secret",
 } as const;
 
-export type ServiceAuth = { id: string; slug: string; rateLimitPerMinute: number; webhookSecrets: string[] };
+export type ServiceAuth = {
+  id: string;
+  slug: string;
+  rateLimitPerMinute: number;
+  webhookSecrets: string[];
+};
+
+// Decrypting is the costly part of the lookup on every webhook; the same
+// ciphertext always gives the same secret, so a small cache keyed by it is
+// exact (a rotation stores a new ciphertext). Bounded: a few services.
+const decrypted = new Map<string, string>();
+function webhookSecret(enc: string): string {
+  let secret = decrypted.get(enc);
+  if (secret === undefined) {
+    secret = decryptSecret(enc, PURPOSE.webhook);
+    if (decrypted.size >= 256) decrypted.clear();
+    decrypted.set(enc, secret);
+  }
+  return secret;
+}
 
 /** An enabled service by slug with its active webhook secrets (one, or two while rotating). */
-export async function findServiceForWebhook(tx: Tx, slug: string): Promise<ServiceAuth | null> {
-  const s = await tx.service.findFirst({
-    where: { slug, disabledAt: null },
-    select: { id: true, slug: true, rateLimitPerMinute: true, webhookSecretEnc: true, webhookSecretPrevEnc: true },
-  });
+export async function findServiceForWebhook(tx: Tx | Sql, slug: string): Promise<ServiceAuth | null> {
+  const [s] = await sqlOf(tx).all<{
+    id: string;
+    slug: string;
+    rate_limit_per_minute: number | bigint;
+    webhook_secret_enc: string;
+    webhook_secret_prev_enc: string | null;
+  }>(
+    `SELECT id, slug, rate_limit_per_minute, webhook_secret_enc, webhook_secret_prev_enc
+     FROM services WHERE slug = ? AND disabled_at IS NULL`,
+    [slug],
+  );
   if (!s) return null;
-  const secrets = [s.webhookSecretEnc, s.webhookSecretPrevEnc].filter((v): v is string => v != null).map((v) => decryptSecret(v, PURPOSE.webhook));
-  return { id: s.id, slug: s.slug, rateLimitPerMinute: s.rateLimitPerMinute, webhookSecrets: secrets };
+  const secrets = [s.webhook_secret_enc, s.webhook_secret_prev_enc].filter((v): v is string => v != null).map(webhookSecret);
+  return { id: s.id, slug: s.slug, rateLimitPerMinute: Number(s.rate_limit_per_minute), webhookSecrets: secrets };
 }
 
 export async function callbackSecretOf(tx: Tx, serviceId: string): Promise<string> {

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { z } from "zod";
 import { db, type Tx } from "../db/client";
+import { asDate, placeholders, sqlOf, type Sql } from "../db/sql";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
 import type { Actor } from "../audit/events";
@@ -334,56 +335,109 @@ type IngestedRow = {
   createdAt: Date;
 };
 
+/** A standing approval that matches a new request, with what applying it needs. */
+export type StandingMatch = { id: string; approvers: string[] };
+
 /**
- * At ingest, in the request's transaction: the first active standing
- * approval that matches decides it at once. Its use is counted by one
- * conditional UPDATE (so max_uses holds however many ingests race, on any
- * number of instances); a standing approval never applies to a request
- * whose requester is one of its approvers. Returns its id, or null.
+ * The active standing approvals that match a new request, first created
+ * first: read-only, so the ingest reads them before its transaction (and
+ * decides from them whether the request needs its reviewers told). Expiry,
+ * policy, quorum, uses and pins are checked here; the use itself is counted
+ * by useStanding's conditional UPDATE.
  */
+export async function matchingStanding(
+  tx: Tx | Sql,
+  approval: IngestedRow,
+  policy: PolicyRule,
+  args: { view: unknown; hidden: readonly HiddenEntry[] },
+): Promise<StandingMatch[]> {
+  if (policy.standingMaxTtlSeconds <= 0) return [];
+  const sql = sqlOf(tx);
+  const now = approval.createdAt;
+  const candidates = await sql.all<{
+    id: string;
+    expires_at: unknown;
+    policy_name: string;
+    quorum: number | bigint;
+    max_uses: number | bigint | null;
+    uses: number | bigint;
+    pins: string;
+    approved_by: string;
+  }>(
+    `SELECT id, expires_at, policy_name, quorum, max_uses, uses, pins, approved_by FROM standing_approvals
+     WHERE service_id = ? AND tool = ? AND status = 'active' ORDER BY created_at ASC, id ASC`,
+    [approval.serviceId, approval.tool],
+  );
+  const matches: StandingMatch[] = [];
+  for (const s of candidates) {
+    // Expiry is fixed at creation; a policy made stricter since stops it applying.
+    if (asDate(s.expires_at) <= now || s.policy_name !== policy.name || Number(s.quorum) < policy.quorum) continue;
+    if (s.max_uses !== null && Number(s.uses) >= Number(s.max_uses)) continue;
+    const pins: Pin[] | null = parsePins(s.pins);
+    if (!pins || !pinsMatch(pins, args.view, args.hidden)) continue;
+    const approvers = parseStringList(s.approved_by);
+    if ((approval.requestedBy !== null || approval.requesterKey !== null) && (await requesterAmong(sql, approval, approvers))) continue;
+    matches.push({ id: s.id, approvers });
+  }
+  return matches;
+}
+
+/**
+ * In the request's transaction: counts one use of a matching standing
+ * approval and decides the request with it, approved by its approvers. The
+ * use is counted by one conditional UPDATE, so max_uses holds however many
+ * ingests race, on any number of instances (and a revocation or expiry
+ * committed since the match wins). False when it was used up or revoked.
+ */
+export async function useStanding(tx: Tx | Sql, approval: IngestedRow, match: StandingMatch, serviceSlug: string): Promise<boolean> {
+  const sql = sqlOf(tx);
+  const now = approval.createdAt;
+  const [taken] = await sql.all<{ uses: number | bigint }>(
+    `UPDATE standing_approvals SET uses = uses + 1, last_used_at = ?
+     WHERE id = ? AND status = 'active' AND expires_at > ? AND (max_uses IS NULL OR uses < max_uses)
+     RETURNING uses`,
+    [now, match.id, now],
+  );
+  if (!taken) return false;
+  await sql.run("UPDATE approvals SET standing_approval_id = ?, approve_count = ? WHERE id = ?", [match.id, match.approvers.length, approval.id]);
+  await appendAuditEvent(sql, {
+    type: "standing.applied",
+    actor: "system",
+    approvalId: approval.id,
+    data: { standing: match.id, service: serviceSlug, tool: approval.tool, uses: Number(taken.uses), approved_by: match.approvers },
+  });
+  const decided = await finalizeApproval(sql, approval.id, "approved", { decidedBy: match.approvers, decidedAt: now, actor: "system" });
+  if (!decided) throw new Error("a new request left pending state in its own transaction");
+  return true;
+}
+
+/** Both steps in one transaction (a revision, after its carried vote): the id of the standing approval that decided it, or null. */
 export async function applyStanding(
-  tx: Tx,
+  tx: Tx | Sql,
   approval: IngestedRow,
   policy: PolicyRule,
   args: { view: unknown; hidden: readonly HiddenEntry[] },
   serviceSlug: string,
 ): Promise<string | null> {
-  if (policy.standingMaxTtlSeconds <= 0) return null;
-  const now = approval.createdAt;
-  const candidates = await tx.standingApproval.findMany({
-    where: { serviceId: approval.serviceId, tool: approval.tool, status: "active" },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-  });
-  for (const s of candidates) {
-    // Expiry is fixed at creation; a policy made stricter since stops it applying.
-    if (s.expiresAt <= now || s.policyName !== policy.name || s.quorum < policy.quorum) continue;
-    if (s.maxUses !== null && s.uses >= s.maxUses) continue;
-    const pins: Pin[] | null = parsePins(s.pins);
-    if (!pins || !pinsMatch(pins, args.view, args.hidden)) continue;
-    const approvers = parseStringList(s.approvedBy);
-    if (approval.requestedBy !== null || approval.requesterKey !== null) {
-      const people = await tx.user.findMany({
-        where: { email: { in: approvers } },
-        select: { email: true, identities: { select: { email: true, subject: true } } },
-      });
-      const known = new Map(people.map((p) => [p.email, p]));
-      const requesterAmong = approvers.some((email) => isRequester(approval, known.get(email) ?? { email, identities: [] }));
-      if (requesterAmong) continue;
-    }
-    const taken =
-      await tx.$executeRaw`UPDATE standing_approvals SET uses = uses + 1 WHERE id = ${s.id} AND status = 'active' AND (max_uses IS NULL OR uses < max_uses)`;
-    if (taken !== 1) continue;
-    await tx.standingApproval.update({ where: { id: s.id }, data: { lastUsedAt: now } });
-    await tx.approval.update({ where: { id: approval.id }, data: { standingApprovalId: s.id, approveCount: approvers.length } });
-    await appendAuditEvent(tx, {
-      type: "standing.applied",
-      actor: "system",
-      approvalId: approval.id,
-      data: { standing: s.id, service: serviceSlug, tool: approval.tool, uses: s.uses + 1, approved_by: approvers },
-    });
-    const decided = await finalizeApproval(tx, approval.id, "approved", { decidedBy: approvers, decidedAt: now, actor: "system" });
-    if (!decided) throw new Error("a new request left pending state in its own transaction");
-    return s.id;
+  for (const match of await matchingStanding(tx, approval, policy, args)) {
+    if (await useStanding(tx, approval, match, serviceSlug)) return match.id;
   }
   return null;
+}
+
+/** Whether the request's requester is one of these approvers (by their email or a linked identity). */
+async function requesterAmong(sql: Sql, approval: RequesterFacts, approvers: string[]): Promise<boolean> {
+  if (approvers.length === 0) return false;
+  const people = await sql.all<{ email: string; identity_email: string | null; subject: string | null }>(
+    `SELECT u.email, i.email AS identity_email, i.subject FROM users u LEFT JOIN identities i ON i.user_id = u.id
+     WHERE u.email IN (${placeholders(approvers.length)})`,
+    approvers,
+  );
+  const known = new Map<string, { email: string; identities: Array<{ email: string | null; subject: string }> }>();
+  for (const p of people) {
+    const person = known.get(p.email) ?? { email: p.email, identities: [] };
+    if (p.subject !== null) person.identities.push({ email: p.identity_email, subject: p.subject });
+    known.set(p.email, person);
+  }
+  return approvers.some((email) => isRequester(approval, known.get(email) ?? { email, identities: [] }));
 }

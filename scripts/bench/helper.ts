@@ -7,6 +7,9 @@
 //   setup <out>                      → services, policies, reviewers; credentials to <out>
 //   webhooks <setup> <n> <out>       → n signed, realistic webhook requests
 //   consumes <setup> <n> <out>       → n approved requests, ready to consume
+//   auto-approved <setup> <n> <out>  → a standing approval (proposed and approved through
+//                                      the domain functions) and n signed webhooks it matches,
+//                                      each with the API token and binding to consume it
 //   queue-seed <total> [--reset]     → pending requests added until <total> are pending
 //                                      (--reset first cancels every pending one)
 //   seed-audit <total>               → audit events appended until the chain holds <total>
@@ -30,6 +33,7 @@ import { ingestApproval } from "@/lib/approvals/ingest-approval";
 import { approvalRequestedSchema } from "@/lib/approvals/schemas";
 import { recordReview } from "@/lib/reviews/record-review";
 import { verifyChain } from "@/lib/audit/verify-chain";
+import { approveStanding, proposeStanding } from "@/lib/standing/standing-approvals";
 import { signWebhookHeaders, unixNow } from "@countersign/client";
 import { queueSeed, seedAudit } from "./bulk-seed";
 import { SERVICES, realisticEvent } from "./traffic";
@@ -110,6 +114,77 @@ async function consumes(setupPath: string, n: number, out: string) {
   writeFileSync(out, JSON.stringify(result));
 }
 
+/** The auto-approved round trip's tool: small refunds, allowed standing approvals by their own policy. */
+const AUTO_TOOL = "payments.refund_small";
+
+function smallRefund(i: number) {
+  return {
+    order_id: `ord_${randomUUID()}`,
+    amount: 1 + (i % 100),
+    currency: "EUR",
+    customer_email: `customer${i}@example.com`,
+    note: `Refund for a late delivery, ticket ${i}`,
+  };
+}
+
+async function autoApproved(setupPath: string, n: number, out: string) {
+  const { services, reviewers } = readSetup(setupPath);
+  const svc = services.find((s) => s.slug === "billing-agent")!;
+  const auth = (await findServiceForWebhook(db(), svc.slug))!;
+  await setPolicy(
+    { name: "small-refunds", tool: AUTO_TOOL, service: svc.slug, roles: ["reviewer"], quorum: 2, ttl: 3600, standing_max_ttl: 86_400 },
+    "cli",
+  );
+  // The request a reviewer proposes it from, then a second reviewer approves it (four-eyes).
+  const source = approvalRequestedSchema.parse({
+    type: "approval.requested",
+    data: {
+      run_id: `run_${randomUUID()}`,
+      call_id: "call_source",
+      tool: AUTO_TOOL,
+      arguments: smallRefund(0),
+      requested_by: "agent-billing@example.com",
+      effects: "write",
+    },
+  });
+  const created = await ingestApproval(auth, `msg_bench_${randomUUID()}`, source);
+  const proposed = await proposeStanding(reviewers[0]!, {
+    approvalId: created.body.approval_id,
+    pins: [
+      { path: "/currency", op: "eq" },
+      { path: "/amount", op: "lte", value: 100 },
+    ],
+    expiresInSeconds: 3600,
+    reason: "small refunds in euros for an hour",
+  });
+  const approved = await approveStanding(reviewers[1]!, proposed.id);
+  if (approved.status !== "active") throw new Error(`the bench's standing approval is ${approved.status}, not active`);
+
+  const now = unixNow();
+  const reqs = [];
+  for (let i = 0; i < n; i++) {
+    const data = {
+      run_id: `run_${randomUUID()}`,
+      call_id: `call_${i}`,
+      tool: AUTO_TOOL,
+      arguments: smallRefund(i + 1),
+      requested_by: "agent-billing@example.com",
+      effects: "write",
+      summary: `Refund order for customer${i}@example.com`,
+    };
+    const body = JSON.stringify({ type: "approval.requested", data });
+    const headers = signWebhookHeaders({ secret: svc.webhook_secret, id: `msg_bench_${randomUUID()}`, timestamp: now, body });
+    reqs.push({
+      path: `/api/v1/webhooks/${svc.slug}`,
+      headers: { ...headers, "content-type": "application/json" },
+      body,
+      token: svc.api_token,
+      binding: { run_id: data.run_id, call_id: data.call_id, tool: data.tool },
+    });
+  }
+  writeFileSync(out, JSON.stringify(reqs));
+}
+
 async function verifyAudit() {
   const t0 = performance.now();
   const r = await verifyChain();
@@ -135,6 +210,8 @@ async function main() {
       return webhooks(a[0]!, Number(a[1]), a[2]!);
     case "consumes":
       return consumes(a[0]!, Number(a[1]), a[2]!);
+    case "auto-approved":
+      return autoApproved(a[0]!, Number(a[1]), a[2]!);
     case "queue-seed":
       return queueSeed(Number(a[0]), a.includes("--reset"));
     case "seed-audit":

@@ -1,0 +1,3 @@
+import { directSqlSuite } from "./direct-sql.suite";
+
+directSqlSuite("sqlite");
