@@ -12,7 +12,7 @@ import { AppError } from "../errors";
 import { signReceipt } from "../receipts/sign-receipt";
 import { currentSigningKey, type ActiveKey } from "../receipts/signing-keys";
 import type { Tx } from "../db/client";
-import { asDate, asDateOrNull, directTransaction, placeholders, type Sql } from "../db/sql";
+import { asDate, asDateOrNull, direct, directTransaction, placeholders, type Sql } from "../db/sql";
 import type { AuthenticatedService } from "../services/authenticate-service";
 import { emitLocalChange } from "./changes";
 import { expireIfDue } from "./expire-approval";
@@ -27,21 +27,33 @@ const CONSUMABLE = ["approved", "denied", "expired", "revised"] as const;
 
 export async function consumeApproval(service: AuthenticatedService, approvalId: string, binding: Binding) {
   const signingKey = await currentSigningKey();
-  // The usual case: a decided, unconsumed request of this service whose
-  // binding matches is consumed by one conditional UPDATE … RETURNING, with
-  // its receipt and audit event, in one transaction on the driver.
+  // The usual case, on the driver: a decided, unconsumed request of this
+  // service whose binding matches. A decision never changes once made (only
+  // consumed_at does), so its receipt is signed from a plain read, outside
+  // the transaction and its locks; the transaction is the conditional UPDATE
+  // that only an unconsumed row passes, and the audit event. If another
+  // consumer wins in between, the receipt is thrown away and the checks
+  // below answer already-consumed.
   const now = new Date();
-  const usual = await directTransaction(async (sql) => {
-    const [row] = await sql.all<ConsumedSqlRow>(
-      `UPDATE approvals SET consumed_at = ?
-       WHERE id = ? AND service_id = ? AND consumed_at IS NULL AND status IN (${placeholders(CONSUMABLE.length)})
-         AND run_id = ? AND call_id = ? AND tool = ? AND args_digest = ?
-       RETURNING ${CONSUMED_COLUMNS}`,
-      [now, approvalId, service.id, ...CONSUMABLE, binding.run_id, binding.call_id, binding.tool, binding.args_digest],
-    );
-    return row ? consumed(sql, service, consumedRowOf(row), now, signingKey) : null;
-  });
-  if (usual) return usual;
+  const [decided] = await direct().all<ConsumedSqlRow>(
+    `SELECT ${CONSUMED_COLUMNS} FROM approvals
+     WHERE id = ? AND service_id = ? AND consumed_at IS NULL AND status IN (${placeholders(CONSUMABLE.length)})
+       AND run_id = ? AND call_id = ? AND tool = ? AND args_digest = ?`,
+    [approvalId, service.id, ...CONSUMABLE, binding.run_id, binding.call_id, binding.tool, binding.args_digest],
+  );
+  if (decided) {
+    const row = consumedRowOf(decided);
+    const answer = await signedAnswer(service, row, now, signingKey);
+    const usual = await directTransaction(async (sql) => {
+      const taken = await sql.run("UPDATE approvals SET consumed_at = ? WHERE id = ? AND consumed_at IS NULL AND status = ?", [
+        now,
+        row.id,
+        row.status,
+      ]);
+      return taken === 1 ? { ...answer, reviews: await recordConsume(sql, service, row) } : null;
+    });
+    if (usual) return usual;
+  }
 
   // Anything else (pending, expired but not yet marked, mismatched, consumed,
   // unknown) takes the checks below, which explain why.
@@ -74,7 +86,9 @@ export async function consumeApproval(service: AuthenticatedService, approvalId:
       const code = current.consumedAt ? "already-consumed" : "not-decided";
       return { error: new AppError(code), expiredNow };
     }
-    return { body: await consumed(tx, service, taken, now, signingKey), expiredNow };
+    // Signed inside this transaction: a failure still undoes the consume.
+    const answer = await signedAnswer(service, taken, now, signingKey);
+    return { body: { ...answer, reviews: await recordConsume(tx, service, taken) }, expiredNow };
   });
   if (result.expiredNow) emitLocalChange(approvalId);
   if ("error" in result && result.error) throw result.error;
@@ -132,11 +146,10 @@ type ConsumedRow = {
 };
 
 /**
- * The receipt and the audit event of a consume, inside its transaction. The
- * receipt is signed first (a failure still undoes the consume) and the audit
- * append comes last, so the chain's head is held as briefly as possible.
+ * The answer to a consume of this decided row at `now`, with its signed
+ * receipt; the votes are added by recordConsume, in the transaction.
  */
-async function consumed(tx: Tx | Sql, service: AuthenticatedService, row: ConsumedRow, now: Date, signingKey: ActiveKey) {
+async function signedAnswer(service: AuthenticatedService, row: ConsumedRow, now: Date, signingKey: ActiveKey) {
   const decision = CONSUMABLE.find((s) => s === row.status)!;
   const decidedAt = (row.decidedAt ?? row.expiresAt).toISOString();
   const decidedBy = parseDecidedBy(row.decidedBy);
@@ -155,6 +168,24 @@ async function consumed(tx: Tx | Sql, service: AuthenticatedService, row: Consum
     ...(row.standingApprovalId ? { standing_approval: row.standingApprovalId } : {}),
   };
   const receipt = await signReceipt(claims, signingKey);
+  return {
+    approval_id: row.id,
+    decision,
+    decided_by: decidedBy,
+    decided_at: decidedAt,
+    consumed_at: claims.consumed_at,
+    receipt,
+    ...(decision === "revised" && row.patch !== null
+      ? { patch: JSON.parse(row.patch) as JsonPatch, proposal: { by: decidedBy[0] ?? "", reason: row.patchReason ?? "", at: decidedAt } }
+      : {}),
+  };
+}
+
+/**
+ * In the consume's transaction: the audit event, appended last so the
+ * chain's head is held as briefly as possible; returns the votes.
+ */
+async function recordConsume(tx: Tx | Sql, service: AuthenticatedService, row: ConsumedRow) {
   // Why, for the agent: the votes and reasons. Not in the receipt, which is
   // evidence of the binding and the decision, kept and passed around longer.
   const reviews = await reviewTrail(tx, row.id);
@@ -162,18 +193,7 @@ async function consumed(tx: Tx | Sql, service: AuthenticatedService, row: Consum
     type: "approval.consumed",
     actor: `service:${service.slug}`,
     approvalId: row.id,
-    data: { decision, args_digest: row.argsDigest, run_id: row.runId, call_id: row.callId },
+    data: { decision: row.status, args_digest: row.argsDigest, run_id: row.runId, call_id: row.callId },
   });
-  return {
-    approval_id: row.id,
-    decision,
-    decided_by: decidedBy,
-    decided_at: decidedAt,
-    consumed_at: claims.consumed_at,
-    reviews,
-    receipt,
-    ...(decision === "revised" && row.patch !== null
-      ? { patch: JSON.parse(row.patch) as JsonPatch, proposal: { by: decidedBy[0] ?? "", reason: row.patchReason ?? "", at: decidedAt } }
-      : {}),
-  };
+  return reviews;
 }
