@@ -380,9 +380,13 @@ async function roundTrips(base, calls, connections) {
     }
   };
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(Array.from({ length: connections }, executor));
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   return {
+    // This process's own CPU (the executors' HTTP clients): if it nears one core, the figure measures the client.
+    client_cpu_share: Math.round(((cpu.user + cpu.system) / 1000 / (seconds * 1000)) * 100) / 100,
     total: calls.length,
     completed: latencies.length,
     seconds,
@@ -772,7 +776,7 @@ async function main() {
       (f) => `| ${f.figure} | ${fmt(f.value, f.unit)} | ${f.detail} | ${f.target} | ${f.met == null ? "not measured" : f.met ? "yes" : "**no**"} |`,
     ),
     "",
-    `Requests: trivial ${noop.total} (non-2xx ${noop.non2xx}, errors ${noop.errors}); ingest ${ingest.total} (non-2xx ${ingest.non2xx}, errors ${ingest.errors}, mean body ${hookStats.mean_body_bytes} B); consume ${consume.total} (non-2xx ${consume.non2xx}, errors ${consume.errors}); auto-approved round trips ${auto.completed} of ${auto.total} in ${auto.seconds.toFixed(1)} s.`,
+    `Requests: trivial ${noop.total} (non-2xx ${noop.non2xx}, errors ${noop.errors}); ingest ${ingest.total} (non-2xx ${ingest.non2xx}, errors ${ingest.errors}, mean body ${hookStats.mean_body_bytes} B); consume ${consume.total} (non-2xx ${consume.non2xx}, errors ${consume.errors}); auto-approved round trips ${auto.completed} of ${auto.total} in ${auto.seconds.toFixed(1)} s (the executors' own CPU: ${auto.client_cpu_share} of a core).`,
     `App CPU ms per request: trivial ${noop.cpu_ms_per_request}, ingest ${ingest.cpu_ms_per_request}, consume ${consume.cpu_ms_per_request}, auto-approved round trip ${auto.cpu_ms_per_request}. V8 heap used/total MiB idle ${memory.idle?.heapUsed}/${memory.idle?.heapTotal}, 2 s after load ${memory.loaded?.heapUsed}/${memory.loaded?.heapTotal}, 15 s after ${memory.settled?.heapUsed}/${memory.settled?.heapTotal}, after a forced full GC ${memory.after_gc?.heapUsed}/${memory.after_gc?.heapTotal} (RSS ${memory.after_gc?.rss}).`,
     `Latency p50/p99 ms: trivial ${noop.p50}/${noop.p99}; ingest ${ingest.p50}/${ingest.p99}; consume ${consume.p50}/${consume.p99}; auto-approved round trip ${auto.p50}/${auto.p99}. Queue page median/p95 ms: ${q100.median}/${q100.p95} at ${q100.pending} pending, ${qBig.median}/${qBig.p95} at ${qBig.pending.toLocaleString("en-US")}. Live rows seen with ${live.pending} pending.`,
     `Notifications during the ingest: ${notify.email.messages} mails and ${notify.push.messages} pushes about ${notify.email.requests} requests (and ${notify.email.other_messages + notify.push.other_messages} about the warm-up's requests), the last ${notify.drain_seconds} s after the load ended; pushes that did not decrypt: ${notify.push.refused}.`,

@@ -31,6 +31,8 @@ export type ReceivedPush = {
   topic: string | undefined;
   urgency: string | undefined;
   contentEncoding: string | undefined;
+  /** The VAPID Authorization header, as sent (already verified). */
+  authorization: string;
   status: number;
 };
 
@@ -118,6 +120,7 @@ export async function pushEndpoint(): Promise<PushEndpoint> {
         topic: req.headers.topic as string | undefined,
         urgency: req.headers.urgency as string | undefined,
         contentEncoding: req.headers["content-encoding"],
+        authorization: req.headers.authorization ?? "",
         status,
       });
       // A vendor's error answer may quote things; the sender must not repeat it.

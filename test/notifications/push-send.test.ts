@@ -44,6 +44,18 @@ describe("sendWebPush", () => {
     expect(got[0]).toMatchObject({ ttl: "3600", topic: "abc123", urgency: "high", contentEncoding: "aes128gcm" });
   });
 
+  it("signs one VAPID token per push service and reuses it (each message still encrypted for its own subscription)", async () => {
+    const [a, b] = [service.subscribe(), service.subscribe()];
+    for (const sub of [a, b, a])
+      expect(await push.sendWebPush(target(sub), `hello ${sub.id}`, { ttlSeconds: 60 })).toEqual({ ok: true, statusCode: 201 });
+    expect(service.problems).toEqual([]);
+    const got = service.received.filter((x) => x.subscription === a.id || x.subscription === b.id);
+    expect(got.map((x) => x.plaintext?.toString("utf8"))).toEqual([`hello ${a.id}`, `hello ${b.id}`, `hello ${a.id}`]);
+    // The endpoint verified each token (ES256 by the VAPID key, this origin, unexpired); all three are the same one.
+    expect(new Set(got.map((x) => x.authorization)).size).toBe(1);
+    expect(got[0]!.raw.equals(got[2]!.raw)).toBe(false);
+  });
+
   it("reports 410 and 404 as gone, 500 as not gone, without the service's words", async () => {
     for (const [status, gone] of [
       [410, true],
