@@ -20,26 +20,36 @@ import { queueSlackUpdates } from "./slack/sync-posts";
 const TICK_MS = 1000;
 /** A tick keeps working through due notifications while there are more, up to this long. */
 const DRAIN_MS = 5000;
-type State = { timer?: NodeJS.Timeout; running: boolean; stopping: boolean; ticks: number; again: boolean };
+type State = { timer?: NodeJS.Timeout; running: boolean; stopping: boolean; ticks: number; again: boolean; routineAt: number };
 const g = globalThis as unknown as { countersignBackground?: State };
 
-async function tick(state: State): Promise<void> {
+/** `nudged`: started by a new request (or a drain that ran out of time), not by the clock. */
+async function tick(state: State, nudged = false): Promise<void> {
   if (state.running || state.stopping) return;
   state.running = true;
   try {
-    await sweepExpired();
-    await deliverDueCallbacks();
-    // Slack messages of requests decided since: their updates join the outbox first.
-    await queueSlackUpdates();
+    // On the clock's ticks, and on a nudge only if the clock's last was a
+    // second ago: a nudge is about telling reviewers, and under a burst of
+    // webhooks these steps' queries ran back to back for nothing.
+    const routine = !nudged || Date.now() - state.routineAt >= TICK_MS;
+    if (routine) {
+      state.routineAt = Date.now();
+      await sweepExpired();
+      await deliverDueCallbacks();
+      // Slack messages of requests decided since: their updates join the outbox first.
+      await queueSlackUpdates();
+    }
     // Under a burst of requests, a full batch means more are due: keep at it
     // rather than wait a second per batch, so reviewers hear within seconds.
     // Fan-out and delivery run side by side; after DRAIN_MS the other steps
     // get their turn, and the next tick starts at once.
     if (await drainNotifications(state, Date.now() + DRAIN_MS)) state.again = true;
-    ++state.ticks;
-    // Refusal counts of minutes that are over become audit events.
-    if (state.ticks % 10 === 0) await flushRefusalTallies();
-    if (state.ticks % 600 === 0) await pruneRateLimits(db());
+    if (routine) {
+      ++state.ticks;
+      // Refusal counts of minutes that are over become audit events.
+      if (state.ticks % 10 === 0) await flushRefusalTallies();
+      if (state.ticks % 600 === 0) await pruneRateLimits(db());
+    }
   } catch (e) {
     log.warn("background tick failed", errorFields(e));
   } finally {
@@ -47,7 +57,7 @@ async function tick(state: State): Promise<void> {
   }
   if (state.again && !state.stopping) {
     state.again = false;
-    setImmediate(() => void tick(state));
+    setImmediate(() => void tick(state, true));
   }
 }
 
@@ -105,12 +115,12 @@ export function nudgeBackgroundWork(): void {
   const state = g.countersignBackground;
   if (!state || state.stopping) return;
   if (state.running) state.again = true;
-  else setImmediate(() => void tick(state));
+  else setImmediate(() => void tick(state, true));
 }
 
 export function startBackgroundWork(): void {
   if (g.countersignBackground) return;
-  const state: State = { running: false, stopping: false, ticks: 0, again: false };
+  const state: State = { running: false, stopping: false, ticks: 0, again: false, routineAt: 0 };
   g.countersignBackground = state;
   state.timer = setInterval(() => void tick(state), TICK_MS);
   state.timer.unref();

@@ -264,8 +264,8 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
         })
       : await storeOrdinary();
     emitLocalChange(request.id);
-    // Its reviewers are told now, not at the next tick.
-    nudgeBackgroundWork();
+    // Its reviewers are told now, not at the next tick (one decided as it arrived has none to tell).
+    if (result.status === "pending") nudgeBackgroundWork();
     return { created: true, body: result };
   } catch (e) {
     // A repeat, or a concurrent identical delivery that won the race: the
