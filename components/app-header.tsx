@@ -11,6 +11,7 @@ const LINKS: Array<{ href: string; label: string; permission: Permission }> = [
   { href: "/admin/services", label: "Services", permission: "admin:services" },
   { href: "/admin/audit", label: "Audit", permission: "admin:audit" },
   { href: "/admin/outbox", label: "Outbox", permission: "admin:outbox" },
+  { href: "/admin/executions", label: "Executions", permission: "admin:executions" },
   // Everyone's own notification channels and browsers.
   { href: "/settings", label: "Settings", permission: "queue:view" },
 ];

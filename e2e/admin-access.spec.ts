@@ -6,7 +6,7 @@ import { clientFor, cliService, requestFor, session, statusIn, userItem } from "
 import { E2E } from "./config";
 import { adminCli, onSignInPage, tag } from "./helpers";
 
-const ADMIN_PAGES = ["/admin/users", "/admin/policies", "/admin/services", "/admin/audit", "/admin/outbox"] as const;
+const ADMIN_PAGES = ["/admin/users", "/admin/policies", "/admin/services", "/admin/audit", "/admin/outbox", "/admin/executions"] as const;
 
 test.describe("admin pages: who may see them", () => {
   test("anonymous → /signin, reviewer → 403, disabled admin → /signin, admin → 200", async ({ browser }) => {
@@ -36,6 +36,7 @@ test.describe("admin pages: who may see them", () => {
       "/admin/services": "Services",
       "/admin/audit": "Audit trail",
       "/admin/outbox": "Outbox",
+      "/admin/executions": "Executions",
     };
     for (const path of ADMIN_PAGES) {
       const r = await admin.page.goto(path);

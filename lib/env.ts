@@ -46,6 +46,14 @@ const envSchema = z
     TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     // First retry delay of a failed callback; later ones double (capped at 1 h).
     CALLBACK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+    // How long after an approved consume an execution report may take before
+    // admins see the request at /admin/executions (docs/executions.md).
+    EXECUTION_REPORT_GRACE_SECONDS: z.coerce
+      .number({ error: "EXECUTION_REPORT_GRACE_SECONDS must be a whole number of seconds" })
+      .int("EXECUTION_REPORT_GRACE_SECONDS must be a whole number of seconds")
+      .min(0, "EXECUTION_REPORT_GRACE_SECONDS must be 0 or more")
+      .max(2_592_000, "EXECUTION_REPORT_GRACE_SECONDS must be at most 2592000 (30 days)")
+      .default(3600),
     // Callback targets (docs/security.md). Loopback: unset means "allowed only outside production".
     CALLBACK_ALLOW_LOOPBACK: z
       .enum(["0", "1", "true", "false", ""])

@@ -22,6 +22,9 @@ export const ERROR_STATUS = {
   "already-reviewed": 409,
   // A second revision of one proposal (docs/revisions.md).
   "already-revised": 409,
+  // The execution report (docs/executions.md): accepted once, only after an approved consume.
+  "already-reported": 409,
+  "not-consumed": 409,
   expired: 409,
   conflict: 409,
   "last-admin": 409,

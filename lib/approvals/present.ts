@@ -1,8 +1,8 @@
 // How an approval looks on the wire (docs/api.md). One place, so the
 // first answer and every idempotent repeat are byte-for-byte the same.
 import { env } from "../env";
-import { APPROVAL_STATUSES, type ApprovalCreated, type ApprovalStatus, type ReviewEntry } from "./schemas";
-import type { ApprovalWarning } from "@countersign/client";
+import { APPROVAL_STATUSES, EXECUTION_STATUSES, type ApprovalCreated, type ApprovalStatus, type ReviewEntry } from "./schemas";
+import type { ApprovalWarning, ExecutionRecord } from "@countersign/client";
 import { parseStringList } from "../string-list";
 
 type Row = {
@@ -67,7 +67,27 @@ type StateRow = Row & {
   consumedAt: Date | null;
   /** In vote order (`REVIEW_TRAIL_QUERY` in review-trail.ts). */
   reviews: readonly ReviewRow[];
+} & ExecutionRow;
+
+/** The execution report's columns (docs/executions.md): all null until the executor reported. */
+export type ExecutionRow = {
+  executionStatus: string | null;
+  resultDigest: string | null;
+  finishedAt: Date | null;
+  reportedAt: Date | null;
 };
+
+/** The recorded report as the owning service sees it, or null until it arrived. */
+export function executionRecord(a: ExecutionRow): ExecutionRecord | null {
+  const status = EXECUTION_STATUSES.find((s) => s === a.executionStatus);
+  if (!status || a.resultDigest === null || a.finishedAt === null || a.reportedAt === null) return null;
+  return {
+    status,
+    result_digest: a.resultDigest,
+    finished_at: a.finishedAt.toISOString(),
+    reported_at: a.reportedAt.toISOString(),
+  };
+}
 
 /** The status as of `now`: a pending request past its expiry reads as expired everywhere. */
 export function effectiveStatus(a: { status: string; expiresAt: Date }, now = new Date()): ApprovalStatus {
@@ -90,5 +110,6 @@ export function approvalStateBody(a: StateRow, now = new Date()) {
     decided_by: parseDecidedBy(a.decidedBy),
     reviews: presentReviews(a.reviews),
     consumed: a.consumedAt !== null,
+    execution: executionRecord(a),
   };
 }

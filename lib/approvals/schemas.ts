@@ -19,6 +19,9 @@ import {
   type ConsumeBinding,
   type ConsumeResult,
   type ErrorBody,
+  type ExecutionRecord,
+  type ExecutionRecorded,
+  type ExecutionReport,
   type Review,
 } from "@countersign/client";
 import { normalizeEmailAddress } from "../identity/requester-key";
@@ -133,6 +136,41 @@ export const reviewEntrySchema = z.object({
 export type ReviewEntry = Review;
 export const reviewsSchema = z.array(reviewEntrySchema).describe("every vote on the request, in the order cast");
 
+export const EXECUTION_STATUSES = ["succeeded", "failed"] as const;
+
+/**
+ * The executor's report of an approved call's run (docs/executions.md).
+ * Strict: an unknown field is refused, and the message names the fields
+ * allowed, never the one sent. Bounds that depend on the clock and on the
+ * consume (not in the future, not before the consume) are checked by
+ * lib/executions/report-execution.ts.
+ */
+export const executionReportSchema = z.strictObject(
+  {
+    status: z.enum(EXECUTION_STATUSES),
+    result_digest: argsDigestSchema.describe("a digest of the result (sha256: and 64 lower-case hex digits), never the result itself"),
+    finished_at: z.iso.datetime({ offset: true, error: "must be an ISO 8601 date and time with a time-zone offset" }),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? "only status, result_digest and finished_at are allowed"
+        : issue.code === "invalid_type"
+          ? "must be a JSON object"
+          : undefined,
+  },
+);
+
+/** A recorded report: finished_at in UTC, and when it arrived. */
+export const executionRecordSchema = z.object({
+  status: z.enum(EXECUTION_STATUSES),
+  result_digest: argsDigestSchema,
+  finished_at: z.iso.datetime(),
+  reported_at: z.iso.datetime(),
+});
+
+export const executionRecordedSchema = executionRecordSchema.extend({ approval_id: z.string() });
+
 export const approvalStateSchema = z.object({
   approval_id: z.string(),
   status: z.enum(APPROVAL_STATUSES),
@@ -145,6 +183,10 @@ export const approvalStateSchema = z.object({
   decided_by: z.array(z.string()),
   reviews: reviewsSchema,
   consumed: z.boolean(),
+  execution: executionRecordSchema
+    .nullable()
+    .optional()
+    .describe("the executor's report of the run (POST …/result), null until it arrived; older servers leave it out"),
 });
 
 export const consumeRequestSchema = z.object({
@@ -196,7 +238,10 @@ const wireAgreement: [
   Same<z.infer<typeof consumeRequestSchema>, ConsumeBinding>,
   Same<z.infer<typeof consumeResultSchema>, ConsumeResult>,
   Same<z.infer<typeof errorBodySchema>, ErrorBody>,
+  Same<z.infer<typeof executionReportSchema>, ExecutionReport>,
+  Same<z.infer<typeof executionRecordSchema>, ExecutionRecord>,
+  Same<z.infer<typeof executionRecordedSchema>, ExecutionRecorded>,
   // Everything the client's type lets an executor send, the server accepts (it also takes a missing timestamp).
   Accepts<z.input<typeof approvalRequestedSchema>, ApprovalRequestedEvent>,
-] = [true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true];
 void wireAgreement;

@@ -10,6 +10,8 @@ export const AUDIT_EVENT_TYPES = [
   "approval.expired",
   "approval.cancelled",
   "approval.consumed",
+  // The executor reported how the approved call ran: status, result digest, finish time (docs/executions.md).
+  "approval.executed",
   // A reviewer answered with changes (docs/revisions.md); the request then ends "revised".
   "revision.proposed",
   // "Approve all" / "Deny all" on a run's page: one event for the batch beside each vote's own.

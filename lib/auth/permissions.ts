@@ -15,6 +15,8 @@ export const PERMISSIONS = {
   "admin:audit": [ADMIN_ROLE],
   /** The notification outbox: every message, its status and attempts, and the local mailbox. */
   "admin:outbox": [ADMIN_ROLE],
+  /** Approved and consumed requests whose executor has not reported the run (docs/executions.md). */
+  "admin:executions": [ADMIN_ROLE],
   /** See every request, whatever its required roles. */
   "requests:view-all": [ADMIN_ROLE, AUDITOR_ROLE],
   /** See the digest of an unsalted request with redacted values without being able to decide it. */

@@ -3,12 +3,15 @@
 // so a crash right after the decision still delivers. The payload carries the
 // votes and reasons as they stand at the decision (the same list consume
 // answers with); the vote that decided is already written in this transaction.
+// The executor's report of the run (docs/executions.md) gets a delivery of its
+// own, in the report's transaction: one delivery per request and event type.
 import "server-only";
 import type { Tx } from "../db/client";
 import { sqlOf, type Sql } from "../db/sql";
 import { newId } from "../ids";
 import { reviewTrail } from "../approvals/review-trail";
 import type { Decision } from "../approvals/finalize";
+import type { ApprovalExecutedEvent, ExecutionStatus } from "@countersign/client";
 
 export type DecisionNotice = {
   approvalId: string;
@@ -22,11 +25,12 @@ export type DecisionNotice = {
   decidedAt: Date;
 };
 
+/** The event types a delivery can carry; (approval_id, type) is unique. */
+export type CallbackType = "approval.decided" | "approval.executed";
+
 export async function enqueueCallback(tx: Tx | Sql, n: DecisionNotice): Promise<void> {
   const sql = sqlOf(tx);
-  const [service] = await sql.all<{ callback_url: string | null }>("SELECT callback_url FROM services WHERE id = ?", [n.serviceId]);
-  if (!service) throw new Error("the request's service is missing");
-  if (!service.callback_url) return;
+  if (!(await hasCallbackUrl(sql, n.serviceId))) return;
   const payload = {
     type: "approval.decided",
     timestamp: new Date().toISOString(),
@@ -42,10 +46,53 @@ export async function enqueueCallback(tx: Tx | Sql, n: DecisionNotice): Promise<
       reviews: await reviewTrail(sql, n.approvalId),
     },
   };
+  await insertDelivery(sql, n.approvalId, n.serviceId, "approval.decided", payload);
+}
+
+export type ExecutionNotice = {
+  approvalId: string;
+  serviceId: string;
+  runId: string;
+  callId: string;
+  tool: string;
+  argsDigest: string;
+  status: ExecutionStatus;
+  resultDigest: string;
+  finishedAt: Date;
+};
+
+/** The `approval.executed` callback: the report and the call it is about, digests only. */
+export async function enqueueExecutedCallback(tx: Tx | Sql, n: ExecutionNotice): Promise<void> {
+  const sql = sqlOf(tx);
+  if (!(await hasCallbackUrl(sql, n.serviceId))) return;
+  const payload: ApprovalExecutedEvent = {
+    type: "approval.executed",
+    timestamp: new Date().toISOString(),
+    data: {
+      approval_id: n.approvalId,
+      run_id: n.runId,
+      call_id: n.callId,
+      tool: n.tool,
+      args_digest: n.argsDigest,
+      status: n.status,
+      result_digest: n.resultDigest,
+      finished_at: n.finishedAt.toISOString(),
+    },
+  };
+  await insertDelivery(sql, n.approvalId, n.serviceId, "approval.executed", payload);
+}
+
+async function hasCallbackUrl(sql: Sql, serviceId: string): Promise<boolean> {
+  const [service] = await sql.all<{ callback_url: string | null }>("SELECT callback_url FROM services WHERE id = ?", [serviceId]);
+  if (!service) throw new Error("the request's service is missing");
+  return Boolean(service.callback_url);
+}
+
+async function insertDelivery(sql: Sql, approvalId: string, serviceId: string, type: CallbackType, payload: unknown): Promise<void> {
   const now = new Date();
   await sql.run(
-    `INSERT INTO callback_deliveries (id, approval_id, service_id, message_id, payload, status, attempts, next_attempt_at, created_at)
-     VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
-    [newId("dlv"), n.approvalId, n.serviceId, newId("msg"), JSON.stringify(payload), now, now],
+    `INSERT INTO callback_deliveries (id, approval_id, type, service_id, message_id, payload, status, attempts, next_attempt_at, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+    [newId("dlv"), approvalId, type, serviceId, newId("msg"), JSON.stringify(payload), now, now],
   );
 }

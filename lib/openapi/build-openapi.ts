@@ -8,6 +8,9 @@ import {
   consumeRequestSchema,
   consumeResultSchema,
   errorBodySchema,
+  EXECUTION_STATUSES,
+  executionRecordedSchema,
+  executionReportSchema,
   reviewsSchema,
 } from "../approvals/schemas";
 import { ERROR_STATUS, type ErrorCode } from "../errors";
@@ -44,6 +47,21 @@ const callbackSchema = z.object({
     decided_by: z.array(z.string()),
     decided_at: z.iso.datetime(),
     reviews: reviewsSchema,
+  }),
+});
+
+const executedCallbackSchema = z.object({
+  type: z.literal("approval.executed"),
+  timestamp: z.iso.datetime(),
+  data: z.object({
+    approval_id: z.string(),
+    run_id: z.string(),
+    call_id: z.string(),
+    tool: z.string(),
+    args_digest: z.string(),
+    status: z.enum(EXECUTION_STATUSES),
+    result_digest: z.string(),
+    finished_at: z.iso.datetime(),
   }),
 });
 
@@ -122,6 +140,25 @@ export function buildOpenApi(serverUrl: string) {
           },
         },
       },
+      "/api/v1/approvals/{approval_id}/result": {
+        post: {
+          summary: "Report how an approved call ran, once, after a consume that returned approved",
+          description:
+            "finished_at may be at most 5 minutes ahead of the server's clock and at most 5 minutes before the consume. " +
+            "Recorded in the audit chain (approval.executed), shown on the request's page, sent to the callback URL.",
+          security: bearer,
+          parameters: [approvalId],
+          requestBody: { required: true, content: { "application/json": { schema: schema(executionReportSchema) } } },
+          responses: {
+            "200": json("Recorded", executionRecordedSchema),
+            "401": error("Missing or wrong token", "unauthorized"),
+            "404": error("Unknown, or another service's", "not-found"),
+            "409": error("Reported before, or not consumed as approved", "already-reported", "not-consumed"),
+            "413": error("Body over 16 KiB", "too-large"),
+            "422": error("Bad body, or finished_at in the future or before the consume", "invalid-request"),
+          },
+        },
+      },
       "/.well-known/jwks.json": {
         get: { summary: "Public keys that verify receipts (current and previous)", responses: { "200": { description: "JWKS" } } },
       },
@@ -132,6 +169,14 @@ export function buildOpenApi(serverUrl: string) {
           summary: "Countersign tells the service (signed with the service's callback secret)",
           parameters: signatureHeaders,
           requestBody: { required: true, content: { "application/json": { schema: schema(callbackSchema) } } },
+          responses: { "2XX": { description: "Delivered; anything else is retried with back-off for over 24 hours" } },
+        },
+      },
+      "approval.executed": {
+        post: {
+          summary: "The executor reported how an approved call ran (signed with the service's callback secret)",
+          parameters: signatureHeaders,
+          requestBody: { required: true, content: { "application/json": { schema: schema(executedCallbackSchema) } } },
           responses: { "2XX": { description: "Delivered; anything else is retried with back-off for over 24 hours" } },
         },
       },

@@ -14,6 +14,7 @@ import { parseHidden } from "../revisions/hidden-values";
 import { describePatch, editablePaths } from "../revisions/revision-view";
 import type { RevisionDifferences } from "../revisions/check-revision";
 import { standingOffer } from "../standing/standing-approvals";
+import { executionView } from "../executions/execution-view";
 
 export async function getReviewView(approvalId: string, viewerId: string) {
   const a = await db().approval.findUnique({
@@ -91,6 +92,8 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     proposal: revision.proposal,
     revisedAs: revision.revisedAs,
     revises: revision.revises,
+    /** The executor's report of the run, or that none has arrived after an approved consume (null: nothing to say). */
+    execution: executionView(a),
   };
 }
 

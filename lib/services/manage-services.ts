@@ -197,6 +197,8 @@ export async function listServices(): Promise<ServiceView[]> {
 export type DeliveryView = {
   id: string;
   approvalId: string;
+  /** The event it carries: approval.decided or approval.executed. */
+  type: string;
   status: string;
   attempts: number;
   createdAt: Date;
@@ -215,6 +217,7 @@ export async function findServiceDeliveries(slugInput: string, take = 20, attemp
     select: {
       id: true,
       approvalId: true,
+      type: true,
       status: true,
       attempts: true,
       createdAt: true,

@@ -72,7 +72,10 @@ describe("callback outbox across a restart", () => {
       rawBody: Buffer.from(received[0]!.body),
     });
     expect(event.data).toMatchObject({ approval_id: req.approval_id, decision: "approved", decided_by: [reviewer.email] });
-    expect((await db().callbackDelivery.findUniqueOrThrow({ where: { approvalId: req.approval_id } })).status).toBe("delivered");
+    expect(
+      (await db().callbackDelivery.findUniqueOrThrow({ where: { approvalId_type: { approvalId: req.approval_id, type: "approval.decided" } } }))
+        .status,
+    ).toBe("delivered");
     await db().$disconnect();
   }, 120_000);
 });

@@ -75,6 +75,7 @@ export function executorSuite(provider: Provider) {
         decided_by: [],
         reviews: [],
         consumed: false,
+        execution: null,
       });
     });
 
@@ -233,7 +234,10 @@ export function executorSuite(provider: Provider) {
         });
         expect(event.data).toMatchObject({ approval_id: a.approval_id, decision: "approved", decided_by: [reviewer.email] });
         expect(new Set(received.map((r) => r.headers["webhook-id"])).size).toBe(1);
-        const delivery = await db.callbackDelivery.findUniqueOrThrow({ where: { approvalId: a.approval_id }, include: { attemptsLog: true } });
+        const delivery = await db.callbackDelivery.findUniqueOrThrow({
+          where: { approvalId_type: { approvalId: a.approval_id, type: "approval.decided" } },
+          include: { attemptsLog: true },
+        });
         expect(delivery.status).toBe("delivered");
         expect(delivery.attemptsLog.map((x) => x.statusCode).sort()).toEqual([204, 503, 503]);
       });

@@ -41,6 +41,7 @@ export function attackSuite(provider: Provider) {
       "/admin/policies",
       "/admin/services",
       "/admin/audit",
+      "/admin/executions",
     ];
 
     it("never serves a protected page to an anonymous request, whatever the bypass trick", async () => {
@@ -87,6 +88,12 @@ export function attackSuite(provider: Provider) {
           body: "{}",
         });
         expect(consume.status).toBe(401);
+        const result = await fetch(`${base}/api/v1/approvals/${approval.approval_id}/result`, {
+          method: "POST",
+          headers: { ...headers, "content-type": "application/json" },
+          body: "{}",
+        });
+        expect(result.status).toBe(401);
       }
       expect((await db.approval.findUniqueOrThrow({ where: { id: approval.approval_id } })).consumedAt).toBeNull();
     });

@@ -68,7 +68,9 @@ describe("graceful shutdown on SIGTERM (sqlite)", () => {
     const deadline = Date.now() + 20_000;
     while (held.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(held).toHaveLength(1);
-    const leased = await ctx.db.callbackDelivery.findUniqueOrThrow({ where: { approvalId: decided.approval_id } });
+    const leased = await ctx.db.callbackDelivery.findUniqueOrThrow({
+      where: { approvalId_type: { approvalId: decided.approval_id, type: "approval.decided" } },
+    });
     expect(leased.leaseOwner).not.toBeNull();
 
     // 2. A long-poll in flight on a pending request (it would wait 25 s).
@@ -107,7 +109,10 @@ describe("graceful shutdown on SIGTERM (sqlite)", () => {
     // The cut-short attempt is on record and the lease is back: another
     // instance may deliver at once, and the receiver's webhook-id makes a
     // repeat harmless.
-    const after = await ctx.db.callbackDelivery.findUniqueOrThrow({ where: { approvalId: decided.approval_id }, include: { attemptsLog: true } });
+    const after = await ctx.db.callbackDelivery.findUniqueOrThrow({
+      where: { approvalId_type: { approvalId: decided.approval_id, type: "approval.decided" } },
+      include: { attemptsLog: true },
+    });
     expect(after.leaseOwner).toBeNull();
     expect(after.status).toBe("pending");
     expect(after.attemptsLog.map((a) => a.errorClass)).toEqual(["shutdown"]);

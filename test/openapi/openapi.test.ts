@@ -15,9 +15,10 @@ describe("OpenAPI description", () => {
       "/api/v1/approvals/{approval_id}",
       "/api/v1/approvals/{approval_id}/cancel",
       "/api/v1/approvals/{approval_id}/consume",
+      "/api/v1/approvals/{approval_id}/result",
       "/api/v1/webhooks/{service_slug}",
     ]);
-    expect(Object.keys(doc.webhooks)).toEqual(["approval.decided"]);
+    expect(Object.keys(doc.webhooks)).toEqual(["approval.decided", "approval.executed"]);
   });
 
   it("names every error code under the status the code maps to", () => {
@@ -66,7 +67,7 @@ describe("OpenAPI description", () => {
     expect(r.status).toBe(200);
     const served = (await r.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(served.openapi).toBe("3.1.0");
-    expect(Object.keys(served.paths)).toHaveLength(5);
+    expect(Object.keys(served.paths)).toHaveLength(6);
   });
 });
 

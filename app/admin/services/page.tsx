@@ -30,6 +30,9 @@ function Deliveries({ slug, deliveries }: { slug: string; deliveries: DeliveryVi
             <Link href={`/approvals/${d.approvalId}`} className="break-all font-mono text-blue-700 hover:underline">
               {d.approvalId}
             </Link>
+            <span data-testid="delivery-type" className="text-xs text-slate-600">
+              {d.type}
+            </span>
             <span data-testid="delivery-status" className="rounded bg-slate-100 px-2 py-0.5 text-xs font-medium">
               {d.status}
             </span>

@@ -8,6 +8,7 @@ import { DisplayWarning } from "@/components/display-warning";
 import { JsonTree } from "@/components/json-tree";
 import { RevealedText } from "@/components/revealed-text";
 import { DecisionPanel } from "@/components/decision-panel";
+import { ExecutionReport } from "@/components/execution-report";
 import { KeyboardShortcuts } from "@/components/keyboard-shortcuts";
 import { QueueLiveRefresh } from "@/components/queue-live-refresh";
 import { StatusBadge } from "@/components/status-badge";
@@ -223,6 +224,8 @@ export default async function ApprovalPage({ params }: Params) {
               </Field>
             )}
           </dl>
+
+          {v.execution && <ExecutionReport execution={v.execution} />}
 
           {shown.fields.summary && (
             // Agent-written: boxed, labelled and scrolled inside its own box, so

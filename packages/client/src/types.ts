@@ -95,6 +95,30 @@ export interface ApprovalState {
   /** Every vote so far, in order (also while pending). */
   reviews: Review[];
   consumed: boolean;
+  /** The executor's report of the run, once it arrived; null (or absent, from older servers) until then. */
+  execution?: ExecutionRecord | null;
+}
+
+/** How an approved call ran, as its executor reports it (docs/api.md). */
+export type ExecutionStatus = "succeeded" | "failed";
+
+/** Body of `POST /api/v1/approvals/{approval_id}/result`: sent once, after a consume that returned `approved` (docs/api.md). */
+export interface ExecutionReport {
+  status: ExecutionStatus;
+  /** `sha256:` and 64 lower-case hex digits: a digest of the result, never the result itself. */
+  result_digest: string;
+  /** When the call finished, ISO 8601 with a time-zone offset. */
+  finished_at: string;
+}
+
+/** A report as Countersign recorded it: `finished_at` in UTC, and when the report arrived. */
+export interface ExecutionRecord extends ExecutionReport {
+  reported_at: string;
+}
+
+/** 200 answer to `POST /api/v1/approvals/{approval_id}/result` (docs/api.md). */
+export interface ExecutionRecorded extends ExecutionRecord {
+  approval_id: string;
 }
 
 /** Body of `POST /api/v1/approvals/{approval_id}/consume` (docs/api.md). */
@@ -172,6 +196,25 @@ export interface ApprovalDecidedEvent {
   type: "approval.decided";
   timestamp: string;
   data: ApprovalDecidedData;
+}
+
+/** `data` of an `approval.executed` callback (docs/api.md): the executor's report, with the call it was about. */
+export interface ApprovalExecutedData {
+  approval_id: string;
+  run_id: string;
+  call_id: string;
+  tool: string;
+  args_digest: string;
+  status: ExecutionStatus;
+  result_digest: string;
+  finished_at: string;
+}
+
+/** Body of the callback sent once the executor reported the run (docs/api.md). */
+export interface ApprovalExecutedEvent {
+  type: "approval.executed";
+  timestamp: string;
+  data: ApprovalExecutedData;
 }
 
 /** One entry of an `invalid-request` answer's `issues` (docs/api.md). */

@@ -1,0 +1,3 @@
+import { executionReportSuite } from "./execution-report.suite";
+
+executionReportSuite("sqlite");
