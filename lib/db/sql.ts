@@ -151,20 +151,22 @@ function assertNotInTransaction(): void {
   }
 }
 
-/** Single statements, each committed on its own (outside any transaction). */
+/**
+ * Single statements, each committed on its own, outside any transaction: on
+ * SQLite one from inside would wait for the lock its own transaction holds;
+ * on PostgreSQL it would take a second pooled connection while holding one,
+ * and enough of those at once empty the pool. Both fail at once instead.
+ */
 export function direct(): Sql {
   const driver = driverOf(db());
-  if (driver.kind === "postgresql") return pgRunner(driver.pool);
+  const onConnection = <T>(use: (sql: Sql) => Promise<T>): Promise<T> => {
+    assertNotInTransaction();
+    return driver.kind === "postgresql" ? use(pgRunner(driver.pool)) : driver.factory.withConnection((database) => use(sqliteRunner(database)));
+  };
   return {
-    dialect: "sqlite",
-    all: (text, params) => {
-      assertNotInTransaction();
-      return driver.factory.withConnection((database) => sqliteRunner(database).all(text, params));
-    },
-    run: (text, params) => {
-      assertNotInTransaction();
-      return driver.factory.withConnection((database) => sqliteRunner(database).run(text, params));
-    },
+    dialect: driver.kind,
+    all: <T extends SqlRow>(text: string, params?: readonly SqlParam[]) => onConnection((sql) => sql.all<T>(text, params)),
+    run: (text: string, params?: readonly SqlParam[]) => onConnection((sql) => sql.run(text, params)),
   };
 }
 

@@ -97,6 +97,11 @@ export function directSqlSuite(provider: Provider, enabled = true) {
       expect(await ctx.db.user.count({ where: { id: "usr_intx" } })).toBe(0);
     });
 
+    it("refuses a direct statement from inside a Prisma transaction (SQLite: its own lock; PostgreSQL: a second pooled connection)", async () => {
+      await expect(inTransaction(() => sql.direct().all("SELECT 1 AS one"))).rejects.toThrow(/outside the open transaction/);
+      await expect(inTransaction(() => sql.directTransaction(async () => 1))).rejects.toThrow(/outside the open transaction/);
+    });
+
     // SQLite only: one connection per process, shared with Prisma under one lock.
     if (provider !== "sqlite") return;
 
@@ -121,11 +126,6 @@ export function directSqlSuite(provider: Provider, enabled = true) {
       expect(sawUncommitted).toBe(false);
       expect(await ctx.db.user.count({ where: { id: { in: writes } } })).toBe(10);
       expect(await ctx.db.user.count({ where: { id: "usr_doomed" } })).toBe(0);
-    });
-
-    it("refuses a direct statement from inside a Prisma transaction (it would wait for its own lock)", async () => {
-      await expect(inTransaction(() => sql.direct().all("SELECT 1 AS one"))).rejects.toThrow(/outside the open transaction/);
-      await expect(inTransaction(() => sql.directTransaction(async () => 1))).rejects.toThrow(/outside the open transaction/);
     });
   });
 }
