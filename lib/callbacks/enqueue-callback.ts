@@ -13,13 +13,17 @@ import { reviewTrail } from "../approvals/review-trail";
 import type { Decision } from "../approvals/finalize";
 import type { ApprovalExecutedEvent, ExecutionStatus } from "@countersign/client";
 
-export type DecisionNotice = {
+/** The call a callback is about: every callback's data names it. */
+type CallNotice = {
   approvalId: string;
   serviceId: string;
   runId: string;
   callId: string;
   tool: string;
   argsDigest: string;
+};
+
+export type DecisionNotice = CallNotice & {
   decision: Decision;
   decidedBy: string[];
   decidedAt: Date;
@@ -49,13 +53,7 @@ export async function enqueueCallback(tx: Tx | Sql, n: DecisionNotice): Promise<
   await insertDelivery(sql, n.approvalId, n.serviceId, "approval.decided", payload);
 }
 
-export type ExecutionNotice = {
-  approvalId: string;
-  serviceId: string;
-  runId: string;
-  callId: string;
-  tool: string;
-  argsDigest: string;
+export type ExecutionNotice = CallNotice & {
   status: ExecutionStatus;
   resultDigest: string;
   finishedAt: Date;

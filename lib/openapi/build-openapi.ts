@@ -34,15 +34,20 @@ const json = (description: string, s: z.ZodType) => ({ description, content: { "
 const approvalId = { name: "approval_id", in: "path", required: true, schema: { type: "string" } };
 const bearer = [{ serviceToken: [] }];
 
+/** The call every callback's data names. */
+const callFields = {
+  approval_id: z.string(),
+  run_id: z.string(),
+  call_id: z.string(),
+  tool: z.string(),
+  args_digest: z.string(),
+};
+
 const callbackSchema = z.object({
   type: z.literal("approval.decided"),
   timestamp: z.iso.datetime(),
   data: z.object({
-    approval_id: z.string(),
-    run_id: z.string(),
-    call_id: z.string(),
-    tool: z.string(),
-    args_digest: z.string(),
+    ...callFields,
     decision: z.enum(["approved", "denied", "expired", "cancelled", "revised"]),
     decided_by: z.array(z.string()),
     decided_at: z.iso.datetime(),
@@ -54,11 +59,7 @@ const executedCallbackSchema = z.object({
   type: z.literal("approval.executed"),
   timestamp: z.iso.datetime(),
   data: z.object({
-    approval_id: z.string(),
-    run_id: z.string(),
-    call_id: z.string(),
-    tool: z.string(),
-    args_digest: z.string(),
+    ...callFields,
     status: z.enum(EXECUTION_STATUSES),
     result_digest: z.string(),
     finished_at: z.iso.datetime(),
