@@ -54,6 +54,13 @@ const envSchema = z
       .min(0, "EXECUTION_REPORT_GRACE_SECONDS must be 0 or more")
       .max(2_592_000, "EXECUTION_REPORT_GRACE_SECONDS must be at most 2592000 (30 days)")
       .default(3600),
+    // How long a consume receipt is good for (its exp claim); executors refuse to run on an expired one.
+    RECEIPT_TTL_SECONDS: z.coerce
+      .number({ error: "RECEIPT_TTL_SECONDS must be a whole number of seconds" })
+      .int("RECEIPT_TTL_SECONDS must be a whole number of seconds")
+      .min(60, "RECEIPT_TTL_SECONDS must be at least 60")
+      .max(86_400, "RECEIPT_TTL_SECONDS must be at most 86400 (a day)")
+      .default(600),
     // Callback targets (docs/security.md). Loopback: unset means "allowed only outside production".
     CALLBACK_ALLOW_LOOPBACK: z
       .enum(["0", "1", "true", "false", ""])

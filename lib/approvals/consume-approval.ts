@@ -18,8 +18,9 @@ import { emitLocalChange } from "./changes";
 import { expireIfDue } from "./expire-approval";
 import { parseDecidedBy } from "./present";
 import { reviewTrail } from "./review-trail";
-import type { consumeRequestSchema } from "./schemas";
+import type { consumeRequestSchema, ReviewEntry } from "./schemas";
 import type { JsonPatch } from "@countersign/client";
+import { env } from "../env";
 
 type Binding = z.infer<typeof consumeRequestSchema>;
 // "revised": the executor takes the proposed changes (docs/revisions.md); the call never runs as it was.
@@ -28,12 +29,12 @@ const CONSUMABLE = ["approved", "denied", "expired", "revised"] as const;
 export async function consumeApproval(service: AuthenticatedService, approvalId: string, binding: Binding) {
   const signingKey = await currentSigningKey();
   // The usual case, on the driver: a decided, unconsumed request of this
-  // service whose binding matches. A decision never changes once made (only
-  // consumed_at does), so its receipt is signed from a plain read, outside
-  // the transaction and its locks; the transaction is the conditional UPDATE
-  // that only an unconsumed row passes, and the audit event. If another
-  // consumer wins in between, the receipt is thrown away and the checks
-  // below answer already-consumed.
+  // service whose binding matches, read without locks; then one short
+  // transaction: the conditional UPDATE that only an unconsumed row passes,
+  // and the audit event. The receipt names that event (audit_seq,
+  // audit_head), so it is signed after the commit, with the key loaded
+  // beforehand: the chain's head is not held while signing. If another
+  // consumer wins in between, the checks below answer already-consumed.
   const now = new Date();
   const [decided] = await direct().all<ConsumedSqlRow>(
     `SELECT ${CONSUMED_COLUMNS} FROM approvals
@@ -43,16 +44,15 @@ export async function consumeApproval(service: AuthenticatedService, approvalId:
   );
   if (decided) {
     const row = consumedRowOf(decided);
-    const answer = await signedAnswer(service, row, now, signingKey);
     const usual = await directTransaction(async (sql) => {
       const taken = await sql.run("UPDATE approvals SET consumed_at = ? WHERE id = ? AND consumed_at IS NULL AND status = ?", [
         now,
         row.id,
         row.status,
       ]);
-      return taken === 1 ? { ...answer, reviews: await recordConsume(sql, service, row) } : null;
+      return taken === 1 ? recordConsume(sql, service, row) : null;
     });
-    if (usual) return usual;
+    if (usual) return { ...(await signedAnswer(service, row, now, usual.event, signingKey)), reviews: usual.reviews };
   }
 
   // Anything else (pending, expired but not yet marked, mismatched, consumed,
@@ -87,8 +87,8 @@ export async function consumeApproval(service: AuthenticatedService, approvalId:
       return { error: new AppError(code), expiredNow };
     }
     // Signed inside this transaction: a failure still undoes the consume.
-    const answer = await signedAnswer(service, taken, now, signingKey);
-    return { body: { ...answer, reviews: await recordConsume(tx, service, taken) }, expiredNow };
+    const { reviews, event } = await recordConsume(tx, service, taken);
+    return { body: { ...(await signedAnswer(service, taken, now, event, signingKey)), reviews }, expiredNow };
   });
   if (result.expiredNow) emitLocalChange(approvalId);
   if ("error" in result && result.error) throw result.error;
@@ -96,7 +96,7 @@ export async function consumeApproval(service: AuthenticatedService, approvalId:
 }
 
 const CONSUMED_COLUMNS =
-  "id, status, run_id, call_id, tool, args_digest, decided_at, expires_at, decided_by, patch, patch_reason, standing_approval_id";
+  "id, status, run_id, call_id, tool, args_digest, decided_at, expires_at, decided_by, patch, patch_reason, standing_approval_id, policy_name, policy_version";
 
 type ConsumedSqlRow = {
   id: string;
@@ -111,6 +111,8 @@ type ConsumedSqlRow = {
   patch: string | null;
   patch_reason: string | null;
   standing_approval_id: string | null;
+  policy_name: string;
+  policy_version: number | bigint;
 };
 
 function consumedRowOf(r: ConsumedSqlRow): ConsumedRow {
@@ -127,6 +129,8 @@ function consumedRowOf(r: ConsumedSqlRow): ConsumedRow {
     patch: r.patch,
     patchReason: r.patch_reason,
     standingApprovalId: r.standing_approval_id,
+    policyName: r.policy_name,
+    policyVersion: Number(r.policy_version),
   };
 }
 
@@ -143,16 +147,20 @@ type ConsumedRow = {
   patch: string | null;
   patchReason: string | null;
   standingApprovalId: string | null;
+  policyName: string;
+  policyVersion: number;
 };
 
 /**
- * The answer to a consume of this decided row at `now`, with its signed
- * receipt; the votes are added by recordConsume, in the transaction.
+ * The answer to a consume of this decided row at `now`, with its receipt,
+ * anchored in the chain by the consume's audit event; the votes come from
+ * recordConsume.
  */
-async function signedAnswer(service: AuthenticatedService, row: ConsumedRow, now: Date, signingKey: ActiveKey) {
+async function signedAnswer(service: AuthenticatedService, row: ConsumedRow, now: Date, event: AuditAnchor, signingKey: ActiveKey) {
   const decision = CONSUMABLE.find((s) => s === row.status)!;
   const decidedAt = (row.decidedAt ?? row.expiresAt).toISOString();
   const decidedBy = parseDecidedBy(row.decidedBy);
+  const iat = Math.floor(now.getTime() / 1000);
   const claims = {
     approval_id: row.id,
     service: service.slug,
@@ -164,6 +172,11 @@ async function signedAnswer(service: AuthenticatedService, row: ConsumedRow, now
     decided_by: decidedBy,
     decided_at: decidedAt,
     consumed_at: now.toISOString(),
+    iat,
+    exp: iat + env().RECEIPT_TTL_SECONDS,
+    policy: { name: row.policyName, version: row.policyVersion },
+    audit_seq: event.seq,
+    audit_head: event.hash,
     // Who decided, when no one looked at this call: the standing approval whose approvers are named.
     ...(row.standingApprovalId ? { standing_approval: row.standingApprovalId } : {}),
   };
@@ -181,19 +194,22 @@ async function signedAnswer(service: AuthenticatedService, row: ConsumedRow, now
   };
 }
 
+type AuditAnchor = { seq: number; hash: string };
+
 /**
  * In the consume's transaction: the audit event, appended last so the
- * chain's head is held as briefly as possible; returns the votes.
+ * chain's head is held as briefly as possible; returns the votes and the
+ * event the receipt names.
  */
-async function recordConsume(tx: Tx | Sql, service: AuthenticatedService, row: ConsumedRow) {
+async function recordConsume(tx: Tx | Sql, service: AuthenticatedService, row: ConsumedRow): Promise<{ reviews: ReviewEntry[]; event: AuditAnchor }> {
   // Why, for the agent: the votes and reasons. Not in the receipt, which is
   // evidence of the binding and the decision, kept and passed around longer.
   const reviews = await reviewTrail(tx, row.id);
-  await appendAuditEvent(tx, {
+  const event = await appendAuditEvent(tx, {
     type: "approval.consumed",
     actor: `service:${service.slug}`,
     approvalId: row.id,
     data: { decision: row.status, args_digest: row.argsDigest, run_id: row.runId, call_id: row.callId },
   });
-  return reviews;
+  return { reviews, event: { seq: event.seq, hash: event.hash } };
 }

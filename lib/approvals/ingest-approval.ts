@@ -202,6 +202,7 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
         }
       : {}),
     policy_name: policy.name,
+    policy_version: policy.version,
     required_roles: request.requiredRoles,
     quorum: policy.quorum,
     ttl_seconds: policy.ttlSeconds,
@@ -223,6 +224,7 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
     effects: data.effects,
     args_digest: digest,
     policy: policy.name,
+    policy_version: policy.version,
     quorum: policy.quorum,
     ...(revision ? { revises: revision.revisesId, revision: revision.match ? "matches" : "differs" } : {}),
   };

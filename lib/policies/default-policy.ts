@@ -33,7 +33,7 @@ export async function ensureDefaultPolicy(client: Db): Promise<void> {
       // The audit append takes the head lock first, so two instances cannot
       // both see "no default" and both create one.
       if (await tx.policy.findFirst({ where: { isDefault: true }, select: { id: true } })) return;
-      await appendAuditEvent(tx, {
+      const event = await appendAuditEvent(tx, {
         type: "policy.changed",
         actor: "system",
         data: { policy: DEFAULT_POLICY.name, change: "created" },
@@ -41,7 +41,7 @@ export async function ensureDefaultPolicy(client: Db): Promise<void> {
       if (await tx.policy.findFirst({ where: { isDefault: true }, select: { id: true } })) {
         throw new DefaultPolicyRace();
       }
-      await writePolicyRow(tx, DEFAULT_POLICY, null);
+      await writePolicyRow(tx, DEFAULT_POLICY, null, event.seq);
     })
     .catch((e) => {
       if (!(e instanceof DefaultPolicyRace)) throw e;

@@ -29,11 +29,13 @@ export type PolicyRule = {
   slackChannel: string | null;
   /** The longest a standing approval may live under it, in seconds (0: none allowed). */
   standingMaxTtlSeconds: number;
+  /** The audit sequence number of the change that set this definition (0: set before versions were kept). */
+  version: number;
 };
 
 export type PolicySnapshot = Pick<
   PolicyRule,
-  "name" | "roles" | "quorum" | "ttlSeconds" | "remindAt" | "escalateAfterSeconds" | "escalateToRoles" | "slackChannel"
+  "name" | "version" | "roles" | "quorum" | "ttlSeconds" | "remindAt" | "escalateAfterSeconds" | "escalateToRoles" | "slackChannel"
 >;
 
 export function globMatches(pattern: string, tool: string): boolean {

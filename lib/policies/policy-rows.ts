@@ -9,7 +9,7 @@ import { ruleFromRow } from "./load-policies";
 import type { PolicyRule } from "./match-policy";
 import { DEFAULT_POLICY_NAME, POLICY_FIELDS, type PolicyDefinition } from "./schemas";
 
-export type PolicyView = PolicyDefinition & { isDefault: boolean; updatedAt: Date };
+export type PolicyView = PolicyDefinition & { isDefault: boolean; updatedAt: Date; version: number };
 
 export function definitionOf(rule: PolicyRule): PolicyDefinition {
   return {
@@ -32,7 +32,7 @@ export function definitionOf(rule: PolicyRule): PolicyDefinition {
 type Row = Parameters<typeof ruleFromRow>[0] & { id: string; updatedAt: Date };
 
 export function viewOf(row: Row): PolicyView {
-  return { ...definitionOf(ruleFromRow(row)), isDefault: row.isDefault, updatedAt: row.updatedAt };
+  return { ...definitionOf(ruleFromRow(row)), isDefault: row.isDefault, updatedAt: row.updatedAt, version: row.version };
 }
 
 /** Same rule? The default policy's priority plays no part in matching, so it is not compared. */
@@ -58,8 +58,17 @@ export async function findPolicyRow(tx: Tx, name: string) {
   return tx.policy.findUnique({ where: { name } });
 }
 
-/** Creates the row, or replaces the existing one's rule (the default keeps its match-all shape and priority). */
-export async function writePolicyRow(tx: Tx, p: PolicyDefinition, existing: { id: string; isDefault: boolean } | null): Promise<void> {
+/**
+ * Creates the row, or replaces the existing one's rule (the default keeps its
+ * match-all shape and priority). `version` is the sequence number of the
+ * policy.changed event the caller appended for this change.
+ */
+export async function writePolicyRow(
+  tx: Tx,
+  p: PolicyDefinition,
+  existing: { id: string; isDefault: boolean } | null,
+  version: number,
+): Promise<void> {
   const rule = {
     serviceSlug: p.service,
     toolPattern: p.tool,
@@ -72,6 +81,7 @@ export async function writePolicyRow(tx: Tx, p: PolicyDefinition, existing: { id
     escalateToRoles: JSON.stringify(p.escalate_to_roles),
     slackChannel: p.slack_channel,
     standingMaxTtlSeconds: p.standing_max_ttl,
+    version,
   };
   if (!existing) {
     await tx.policy.create({
@@ -89,6 +99,7 @@ export async function writePolicyRow(tx: Tx, p: PolicyDefinition, existing: { id
         escalateToRoles: rule.escalateToRoles,
         slackChannel: rule.slackChannel,
         standingMaxTtlSeconds: rule.standingMaxTtlSeconds,
+        version,
       },
     });
   } else {

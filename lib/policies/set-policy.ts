@@ -22,10 +22,10 @@ export async function setPolicy(input: PolicyInput, actor: Actor): Promise<{ cha
         // serialized with other writers) must agree, or we start over.
         const guess = await findPolicyRow(tx, p.name);
         const change = guess ? "replaced" : "created";
-        await appendAuditEvent(tx, { type: "policy.changed", actor, data: auditDataOf(p, change) });
+        const event = await appendAuditEvent(tx, { type: "policy.changed", actor, data: auditDataOf(p, change) });
         const existing = await findPolicyRow(tx, p.name);
         if (Boolean(existing) !== Boolean(guess)) throw new StaleRead();
-        await writePolicyRow(tx, p, existing);
+        await writePolicyRow(tx, p, existing, event.seq);
         return { change, policy: viewOf((await findPolicyRow(tx, p.name))!) };
       });
     } catch (e) {

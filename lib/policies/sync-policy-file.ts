@@ -56,8 +56,8 @@ export async function syncPolicyFile(file: PolicyFile): Promise<SyncResult> {
     });
     const { result, writes, deletes } = await plan(tx, desired);
     for (const { p, row } of writes) {
-      await writePolicyRow(tx, p, row);
-      await appendAuditEvent(tx, { type: "policy.changed", actor: "system", data: auditDataOf(p, row ? "replaced" : "created", SOURCE) });
+      const event = await appendAuditEvent(tx, { type: "policy.changed", actor: "system", data: auditDataOf(p, row ? "replaced" : "created", SOURCE) });
+      await writePolicyRow(tx, p, row, event.seq);
     }
     for (const row of deletes) {
       await tx.policy.delete({ where: { id: row.id } });

@@ -1,0 +1,6 @@
+-- Added in place (a copy of the approvals table would take as long as the table is big).
+-- AlterTable
+ALTER TABLE "approvals" ADD COLUMN "policy_version" INTEGER NOT NULL DEFAULT 0;
+
+-- AlterTable
+ALTER TABLE "policies" ADD COLUMN "version" INTEGER NOT NULL DEFAULT 0;
