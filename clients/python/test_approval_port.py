@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import unittest
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -46,9 +47,23 @@ def _public(seed: bytes) -> bytes:
 
 
 def make_receipt(claims: dict[str, Any], seed: bytes = SEED, kid: str = "k1") -> str:
-    head = _b64(json.dumps({"alg": "EdDSA", "kid": kid}).encode())
-    body = _b64(json.dumps(claims).encode())
+    head = _b64(json.dumps({"alg": "EdDSA", "kid": kid, "typ": "countersign-receipt+jws"}).encode())
+    body = _b64(cs.canonical_json(claims).encode())
     return f"{head}.{body}.{_b64(_sign(seed, f'{head}.{body}'.encode()))}"
+
+
+def jwks_of(seed: bytes = SEED, kid: str = "k1") -> dict[str, Any]:
+    return {"keys": [{"kty": "OKP", "crv": "Ed25519", "kid": kid, "x": _b64(_public(seed)), "alg": "EdDSA", "use": "sig"}]}
+
+
+AUDIT_HEAD = "ab" * 32
+
+
+def issued(iat: int | None = None, ttl: int = 600) -> dict[str, Any]:
+    """The receipt fields of issue 19, as Countersign signs them at a consume at ``iat`` (default now)."""
+    at = int(time.time()) if iat is None else iat
+    return {"iat": at, "exp": at + ttl, "policy": {"name": "payments", "version": 2}, "audit_seq": 17,
+            "audit_head": AUDIT_HEAD}
 
 
 class FakeCountersign:
@@ -59,6 +74,9 @@ class FakeCountersign:
         self.requests: list[dict[str, Any]] = []
         self.cancelled: list[str] = []
         self.consumes = 0
+        # Execution reports as received: (path, headers, body); ``report_mode`` picks the answer.
+        self.reports: list[tuple[str, dict[str, str], dict[str, Any]]] = []
+        self.report_mode = "ok"
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -89,8 +107,9 @@ class FakeCountersign:
         path = h.path.split("?")[0]
         mode = self.mode
         if path == "/.well-known/jwks.json":
-            key = {"kty": "OKP", "crv": "Ed25519", "kid": "k1", "x": _b64(_public(SEED)), "alg": "EdDSA", "use": "sig"}
-            return self.send(h, 200, {"keys": [key]})
+            return self.send(h, 200, jwks_of())
+        if path.endswith("/result"):
+            return self.report(h, path, body)
         if path.startswith("/api/v1/webhooks/"):
             if mode == "webhook-500":
                 return self.send(h, 500, {"error": "boom"})
@@ -108,12 +127,18 @@ class FakeCountersign:
             decision = "denied" if mode == "deny" else "approved"
             claims = {"approval_id": "apr_1", "service": "svc", **self.call(), "decision": decision,
                       "decided_by": ["bo@example.com"], "decided_at": "2026-11-29T18:00:00Z",
-                      "consumed_at": "2026-11-29T18:01:00Z"}
-            if mode == "receipt-other-call":
-                claims["call_id"] = "c2"
-            if mode == "receipt-expired":
-                claims["exp"] = int(time.time()) - 60
+                      "consumed_at": "2026-11-29T18:01:00Z", **issued()}
+            answered = dict(claims)  # the consume answer's fields; the receipt may differ below
+            if mode.startswith("receipt-other:"):  # the receipt names another call (or outcome) than this one
+                name = mode.split(":", 1)[1]
+                claims[name] = "denied" if name == "decision" else cs.args_digest({}) if name == "args_digest" else "other"
+            if mode.startswith("receipt-exp-ago:"):  # exp that many seconds ago
+                claims |= issued(int(time.time()) - 600 - int(mode.split(":", 1)[1]))
+            if mode == "receipt-before-issue-19":
+                for name in ("iat", "exp", "policy", "audit_seq", "audit_head"):
+                    del claims[name]
             receipt = make_receipt(claims, seed=b"x" * 32 if mode == "receipt-bad-signature" else SEED)
+            claims = answered
             reviews = [{"by": "bo@example.com", "vote": "deny" if mode == "deny" else "approve",
                         "reason": "wrong account" if mode == "deny" else None, "at": "2026-11-29T18:00:00Z"}]
             return self.send(h, 200, {k: claims[k] for k in ("approval_id", "decision", "decided_by", "decided_at",
@@ -132,6 +157,21 @@ class FakeCountersign:
     def state(self, status: str) -> dict[str, Any]:
         return {"approval_id": "apr_1", "status": status, **self.call(), "expires_at": "2030-01-01T00:00:00Z",
                 "decided_at": None, "decided_by": [], "reviews": [], "consumed": False}
+
+    def report(self, h: BaseHTTPRequestHandler, path: str, body: bytes) -> None:
+        """``POST /api/v1/approvals/{id}/result`` as Countersign answers it (docs/api.md)."""
+        report = json.loads(body)
+        self.reports.append((path, {k.lower(): v for k, v in h.headers.items()}, report))
+        if h.headers.get("Authorization") != "Bearer token":
+            return self.send(h, 401, {"error": "unauthorized"})
+        if self.report_mode in ("already-reported", "not-consumed", "not-found"):
+            return self.send(h, 404 if self.report_mode == "not-found" else 409, {"error": self.report_mode})
+        if self.report_mode == "down":
+            return self.send(h, 503, {"error": "unavailable"})
+        if len(self.reports) > 1:  # once per request
+            return self.send(h, 409, {"error": "already-reported"})
+        return self.send(h, 200, {"approval_id": path.split("/")[4], **report,
+                                  "finished_at": report["finished_at"], "reported_at": "2026-11-29T18:02:00.000Z"})
 
     @staticmethod
     def send(h: BaseHTTPRequestHandler, status: int, body: Any, raw: bytes | None = None) -> None:
@@ -209,15 +249,38 @@ class ApprovalPortTest(unittest.TestCase):
         self.assertEqual(result.code, "invalid-receipt")
 
     def test_receipt_bound_to_another_call_denies(self) -> None:
-        result = self.ask("receipt-other-call")
-        self.assertFalse(result.allowed)
-        self.assertEqual(result.code, "invalid-receipt")
-        self.assertIn("call_id", result.reason)
+        # Each field of the binding, and the outcome: a validly signed receipt about anything else never allows.
+        for name in ("approval_id", "service", "run_id", "call_id", "tool", "args_digest", "decision"):
+            with self.subTest(field=name):
+                result = self.ask(f"receipt-other:{name}")
+                self.assertEqual((result.allowed, result.code), (False, "binding-mismatch"))
+                self.assertIn(f"its {name} differs", result.reason)
+                self.assertIsNone(result.receipt)
+                self.assertNotIn("other", result.reason)  # names the field, not the value
 
     def test_expired_receipt_denies(self) -> None:
-        result = self.ask("receipt-expired")
-        self.assertFalse(result.allowed)
-        self.assertEqual(result.code, "invalid-receipt")
+        result = self.ask("receipt-exp-ago:60")
+        self.assertEqual((result.allowed, result.code), (False, "invalid-receipt"))
+        self.assertIn("expired", result.reason)
+
+    def test_receipt_expiry_allows_the_clock_tolerance(self) -> None:
+        # 30 seconds by default: 10 seconds past exp still allows; a port with no tolerance refuses it.
+        self.assertEqual(self.ask("receipt-exp-ago:10").code, "approved")
+        self.fake.mode = "receipt-exp-ago:10"
+        client = cs.CountersignClient(self.fake.url, "svc", SECRET, "token", timeout=2)
+        strict = cs.ApprovalPort(client, timeout=5, clock_tolerance=0)
+        result = strict.ask(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS)
+        self.assertEqual((result.allowed, result.code), (False, "invalid-receipt"))
+        self.assertIn("expired", result.reason)
+        # The port's clock decides: an hour ahead, a fresh receipt (exp in 600 s) is expired.
+        later = cs.ApprovalPort(client, timeout=5, clock=lambda: time.time() + 3600)
+        result = later.ask(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS)
+        self.assertEqual((result.allowed, result.code), (False, "invalid-receipt"))
+
+    def test_receipt_without_the_issue_19_fields_denies(self) -> None:
+        result = self.ask("receipt-before-issue-19")
+        self.assertEqual((result.allowed, result.code), (False, "invalid-receipt"))
+        self.assertIn("iat", result.reason)
 
     def test_state_of_another_call_denies_without_consuming(self) -> None:
         result = self.ask("state-other-call")
@@ -245,6 +308,183 @@ class ApprovalPortTest(unittest.TestCase):
             port.ask(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS)
 
 
+class PaymentDeclined(Exception):
+    pass
+
+
+def expected_digest(salt: str, value: Any) -> str:
+    """The spec's formula, spelled out: sha256 of salt + "." + JCS(value)."""
+    return "sha256:" + hashlib.sha256(f"{salt}.{cs.canonical_json(value)}".encode()).hexdigest()
+
+
+class ExecutionReportTest(unittest.TestCase):
+    """The port reports how an allowed call ran: ``report_execution`` and ``run``."""
+
+    def setUp(self) -> None:
+        self.fake = FakeCountersign()
+        self.addCleanup(self.fake.close)
+        self.hooked: list[tuple[Exception, cs.PortDecision]] = []
+
+    def port(self, mode: str = "approve", hook: bool = True, **options: Any) -> cs.ApprovalPort:
+        self.fake.mode = mode
+        client = cs.CountersignClient(self.fake.url, "svc", SECRET, "token", timeout=2)
+        on_error = (lambda error, decision: self.hooked.append((error, decision))) if hook else None
+        return cs.ApprovalPort(client, timeout=5, on_report_error=on_error, **options)
+
+    def salt(self) -> str:
+        return self.fake.requests[-1]["args_salt"]  # as sent in the webhook
+
+    def test_report_execution_sends_the_salted_digest_of_the_result(self) -> None:
+        port = self.port()
+        decision = port.ask(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS)
+        self.assertTrue(decision.allowed, decision.reason)
+        self.assertEqual(decision.args_salt, self.salt())
+        self.assertNotIn(self.salt(), repr(decision))  # kept out of repr
+        before = time.time()
+        recorded = port.report_execution(decision, status="succeeded", result={"refunded": 10, "ok": True})
+        path, headers, body = self.fake.reports[-1]
+        self.assertEqual(path, "/api/v1/approvals/apr_1/result")
+        self.assertEqual((headers["authorization"], headers["content-type"]), ("Bearer token", "application/json"))
+        self.assertEqual(sorted(body), ["finished_at", "result_digest", "status"])
+        self.assertEqual(body["status"], "succeeded")
+        self.assertEqual(body["result_digest"], expected_digest(self.salt(), {"refunded": 10, "ok": True}))
+        self.assertEqual(body["result_digest"], cs.result_digest({"ok": True, "refunded": 10}, decision.args_salt))
+        self.assertRegex(body["finished_at"], r"\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\Z")
+        finished = datetime.fromisoformat(body["finished_at"].replace("Z", "+00:00")).timestamp()
+        self.assertLessEqual(before - 0.001, finished)
+        self.assertLessEqual(finished, time.time())
+        self.assertEqual(recorded["reported_at"], "2026-11-29T18:02:00.000Z")
+        self.assertEqual(self.hooked, [])
+
+    def test_a_failure_reports_the_error_class_and_none_is_null(self) -> None:
+        port = self.port()
+        decision = port.ask(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS)
+        port.report_execution(decision, status="failed", error=PaymentDeclined("card AC-1 declined"))
+        self.assertEqual(self.fake.reports[-1][2]["result_digest"],
+                         expected_digest(self.salt(), {"error": "PaymentDeclined"}))
+        self.assertEqual(self.fake.reports[-1][2]["status"], "failed")
+        self.fake.reports.clear()
+        port.report_execution(decision, status="succeeded")
+        self.assertEqual(self.fake.reports[-1][2]["result_digest"], expected_digest(self.salt(), None))
+
+    def test_run_executes_the_approved_arguments_and_reports_succeeded(self) -> None:
+        calls: list[dict[str, Any]] = []
+
+        def pay(account: str, amount: int) -> dict[str, Any]:
+            calls.append({"account": account, "amount": amount})
+            return {"paid": amount, "to": account}
+
+        result = self.port().run(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS, execute=pay)
+        self.assertEqual(result, {"paid": 10, "to": "AC-1"})
+        self.assertEqual(calls, [ARGS])
+        (_, _, body), = self.fake.reports
+        self.assertEqual((body["status"], body["result_digest"]),
+                         ("succeeded", expected_digest(self.salt(), {"paid": 10, "to": "AC-1"})))
+
+    def test_run_reports_failed_and_raises_the_tools_exception_again(self) -> None:
+        raised = PaymentDeclined("card declined")
+
+        def pay(account: str, amount: int) -> None:
+            raise raised
+
+        with self.assertRaises(PaymentDeclined) as ctx:
+            self.port().run(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS, execute=pay)
+        self.assertIs(ctx.exception, raised)
+        (_, _, body), = self.fake.reports
+        self.assertEqual((body["status"], body["result_digest"]),
+                         ("failed", expected_digest(self.salt(), {"error": "PaymentDeclined"})))
+
+    def test_run_denied_does_not_execute_nor_report(self) -> None:
+        ran: list[Any] = []
+        outcome = self.port("deny").run(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS,
+                                        execute=lambda **kw: ran.append(kw))
+        self.assertIsInstance(outcome, cs.PortDecision)
+        self.assertEqual((outcome.allowed, outcome.code), (False, "denied"))
+        self.assertIn("wrong account", outcome.reason)
+        self.assertEqual((ran, self.fake.reports), ([], []))
+        # A receipt about another call denies the same way: nothing runs.
+        outcome = self.port("receipt-other:args_digest").run(run_id="run_1", call_id="c1", tool="payments.pay",
+                                                              arguments=ARGS, execute=lambda **kw: ran.append(kw))
+        self.assertEqual((outcome.allowed, outcome.code, ran), (False, "binding-mismatch", []))
+        with self.assertRaises(TypeError):
+            self.port().run(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS, execute=None)  # type: ignore[arg-type]
+        self.assertEqual(len(self.fake.requests), 2)  # nothing was asked for the last one
+
+    def test_report_errors_go_to_the_hook_never_to_the_caller(self) -> None:
+        for mode, code in (("already-reported", "already-reported"), ("not-consumed", "not-consumed"),
+                           ("down", "unexpected-response")):
+            with self.subTest(mode=mode):
+                self.hooked.clear()
+                self.fake.report_mode = mode
+                result = self.port().run(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS,
+                                         execute=lambda **kw: "done")
+                self.assertEqual(result, "done")
+                ((error, decision),) = self.hooked
+                self.assertIsInstance(error, cs.CountersignError)
+                self.assertEqual((error.code, decision.approval_id), (code, "apr_1"))
+        # A second report of the same call: Countersign records one.
+        self.fake.report_mode = "ok"
+        self.fake.reports.clear()
+        self.hooked.clear()
+        port = self.port()
+        decision = port.ask(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS)
+        self.assertIsNotNone(port.report_execution(decision, status="succeeded", result=1))
+        self.assertIsNone(port.report_execution(decision, status="succeeded", result=1))
+        self.assertEqual([e.code for e, _ in self.hooked], ["already-reported"])
+
+    def test_nothing_is_sent_for_a_call_that_was_not_allowed_or_a_bad_status(self) -> None:
+        port = self.port("deny")
+        denied = port.ask(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS)
+        self.assertIsNone(port.report_execution(denied, status="succeeded", result=1))
+        allowed = self.port().ask(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS)
+        self.assertIsNone(port.report_execution(allowed, status="done", result=1))
+        self.assertEqual(self.fake.reports, [])
+        (first, _), (second, _) = self.hooked
+        self.assertEqual((type(first), first.code, first.status), (cs.CountersignError, "not-consumed", 0))
+        self.assertIsInstance(second, ValueError)
+
+    def test_the_default_hook_logs_one_line_without_values(self) -> None:
+        self.fake.report_mode = "not-found"
+        port = self.port(hook=False)
+        secret_args = {"account": "AC-SECRET-ACCOUNT", "amount": 10}
+        with self.assertLogs("countersign", level="WARNING") as logs:
+            result = port.run(run_id="run_1", call_id="c1", tool="payments.pay", arguments=secret_args,
+                              execute=lambda **kw: {"token": "RESULT-SECRET-TOKEN"})
+        self.assertEqual(result, {"token": "RESULT-SECRET-TOKEN"})
+        (line,) = logs.output
+        self.assertNotIn("\n", line)
+        self.assertIn("apr_1", line)
+        self.assertIn("not-found", line)
+        for value in ("AC-SECRET-ACCOUNT", "RESULT-SECRET-TOKEN", self.salt()):
+            self.assertNotIn(value, line)
+
+    def test_a_failing_hook_falls_back_to_the_warning(self) -> None:
+        self.fake.report_mode = "already-reported"
+        client = cs.CountersignClient(self.fake.url, "svc", SECRET, "token", timeout=2)
+
+        def broken(error: Exception, decision: cs.PortDecision) -> None:
+            raise RuntimeError("hook bug")
+
+        port = cs.ApprovalPort(client, timeout=5, on_report_error=broken)
+        with self.assertLogs("countersign", level="WARNING") as logs:
+            self.assertEqual(port.run(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS,
+                                      execute=lambda **kw: 7), 7)
+        self.assertIn("already-reported", logs.output[0])
+
+    def test_a_report_after_a_revision_uses_the_changed_calls_salt(self) -> None:
+        fake = RevisingFake([[{"op": "replace", "path": "/amount", "value": 5}], "approve"])
+        self.addCleanup(fake.close)
+        client = cs.CountersignClient(fake.url, "svc", SECRET, "token", timeout=2)
+        port = cs.ApprovalPort(client, timeout=5, max_revisions=10)
+        result = port.run(run_id="run_1", call_id="c1", tool="payments.pay", arguments=ARGS,
+                          execute=lambda account, amount: amount)
+        self.assertEqual(result, 5)
+        path, _, body = fake.reports[-1]
+        self.assertEqual(path, "/api/v1/approvals/apr_2/result")
+        self.assertEqual(body["result_digest"], expected_digest(fake.requests[-1]["args_salt"], 5))
+        self.assertNotEqual(fake.requests[0]["args_salt"], fake.requests[-1]["args_salt"])
+
+
 class RevisingFake(FakeCountersign):
     """Several requests, each decided as it arrives by the next of ``steps``: a
     patch (the reviewer proposes it), "approve", "deny", or ("elsewhere", patch)
@@ -263,8 +503,9 @@ class RevisingFake(FakeCountersign):
         body = h.rfile.read(length) if length else b""
         path = h.path.split("?")[0]
         if path == "/.well-known/jwks.json":
-            key = {"kty": "OKP", "crv": "Ed25519", "kid": "k1", "x": _b64(_public(SEED)), "alg": "EdDSA", "use": "sig"}
-            return self.send(h, 200, {"keys": [key]})
+            return self.send(h, 200, jwks_of())
+        if path.endswith("/result"):
+            return self.report(h, path, body)
         if path.startswith("/api/v1/webhooks/"):
             data = json.loads(body)["data"]
             self.requests.append(data)
@@ -303,7 +544,7 @@ class RevisingFake(FakeCountersign):
         if path.endswith("/consume"):
             self.consumes += 1
             claims = {"approval_id": approval_id, "service": "svc", **binding, "decision": held["status"], **decided,
-                      "consumed_at": "2026-11-29T18:01:00Z"}
+                      "consumed_at": "2026-11-29T18:01:00Z", **issued()}
             vote = "deny" if held["status"] == "denied" else "approve"
             answer = {k: claims[k] for k in ("approval_id", "decision", "decided_by", "decided_at", "consumed_at")}
             answer |= {"reviews": [] if held["status"] == "revised" else
@@ -438,7 +679,7 @@ class Ed25519Test(unittest.TestCase):
     def test_verifies_a_receipt_signed_by_jose(self) -> None:
         from test_receipts import RECEIPT_JWKS, RECEIPT_JWS, RECEIPT_PAYLOAD
 
-        self.assertEqual(cs.verify_receipt(RECEIPT_JWS, RECEIPT_JWKS, ed.ed25519_verify), RECEIPT_PAYLOAD)
+        self.assertEqual(cs.verify_receipt(RECEIPT_JWS, RECEIPT_JWKS, ed.ed25519_verify, allow_expired=True), RECEIPT_PAYLOAD)
 
     def test_round_trip_and_tampering(self) -> None:
         signature = _sign(SEED, b"hello")

@@ -24,9 +24,14 @@ DENY = {"by": "cy@example.com", "vote": "deny", "reason": "wrong account; ask fi
 WEBHOOK_SECRET = cs.generate_webhook_secret()
 
 
+RECORDED_AT = "2026-11-29T18:02:00.000Z"
+RESULT_DIGEST = "sha256:" + "5a" * 32
+
+
 class StubHandler(BaseHTTPRequestHandler):
     received: list = []
     consumed: list = []
+    reports: list = []
 
     def log_message(self, *args):  # keep test output quiet
         pass
@@ -38,8 +43,11 @@ class StubHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for key, value in (extra or {}).items():
             self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up waiting (the timeout test's slow answer)
 
     def do_POST(self):  # noqa: N802
         raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
@@ -59,6 +67,8 @@ class StubHandler(BaseHTTPRequestHandler):
                                     "expires_at": "2026-11-29T19:00:00Z", "review_url": "http://x/approvals/apr_1"})
         if self.headers.get("Authorization") != f"Bearer {API_TOKEN}":
             return self.reply(401, {"error": "unauthorized"})
+        if self.path.endswith("/result"):
+            return self.result(raw)
         if self.path.endswith("/consume"):
             StubHandler.consumed.append(json.loads(raw))
             if self.path.startswith("/api/v1/approvals/apr_denied/"):
@@ -68,6 +78,28 @@ class StubHandler(BaseHTTPRequestHandler):
             return self.reply(409, {"error": "already-consumed"})
         if self.path.endswith("/cancel"):
             return self.reply(409, {"error": "already-decided"})
+        return self.reply(404, {"error": "not-found"})
+
+    def result(self, raw):
+        """The execution report: one id per answer of docs/api.md."""
+        StubHandler.reports.append((self.path, self.headers.get("Content-Type"), raw))
+        approval_id = self.path.split("/")[4]
+        report = json.loads(raw)
+        if approval_id == "apr_ok":
+            return self.reply(200, {"approval_id": approval_id, "status": report["status"],
+                                    "result_digest": report["result_digest"], "finished_at": report["finished_at"],
+                                    "reported_at": RECORDED_AT})
+        if approval_id == "apr_reported":
+            return self.reply(409, {"error": "already-reported"})
+        if approval_id == "apr_unconsumed":
+            return self.reply(409, {"error": "not-consumed"})
+        if approval_id == "apr_late":
+            return self.reply(422, {"error": "invalid-request", "issues": [
+                {"path": "finished_at", "message": "must not be more than 5 minutes in the future"}]})
+        if approval_id == "apr_malformed":
+            return self.reply(200, {"approval_id": approval_id, "status": report["status"]})
+        if approval_id == "apr_down":
+            return self.reply(503, {"error": "unavailable"}, {"Retry-After": "5"})
         return self.reply(404, {"error": "not-found"})
 
     def do_GET(self):  # noqa: N802
@@ -87,6 +119,15 @@ class StubHandler(BaseHTTPRequestHandler):
                                     "decided_at": "y", "decided_by": ["a@example.com"],
                                     "reviews": [{"by": "a@example.com", "vote": "approve", "reason": "ok", "at": "y"}],
                                     "consumed": False})
+        if self.path.startswith("/api/v1/approvals/executed") or self.path.startswith("/api/v1/approvals/bad_execution"):
+            execution = {"status": "succeeded", "result_digest": RESULT_DIGEST, "finished_at": "2026-11-29T18:01:30.000Z",
+                         "reported_at": RECORDED_AT}
+            if self.path.startswith("/api/v1/approvals/bad_execution"):
+                execution = {**execution, "status": "done"}
+            return self.reply(200, {"approval_id": "executed", "status": "approved", "run_id": "r", "call_id": "c",
+                                    "tool": "t", "args_digest": cs.args_digest({}), "expires_at": "x",
+                                    "decided_at": "y", "decided_by": ["a@example.com"], "reviews": [],
+                                    "consumed": True, "execution": execution})
         if self.path.startswith("/api/v1/approvals/no_reviews"):
             return self.reply(200, {"approval_id": "no_reviews", "status": "pending", "run_id": "r", "call_id": "c",
                                     "tool": "t", "args_digest": cs.args_digest({}), "expires_at": "x",
@@ -94,7 +135,9 @@ class StubHandler(BaseHTTPRequestHandler):
         return self.reply(404, {"error": "not-found"})
 
 
-class ClientPlumbingTests(unittest.TestCase):
+class StubServerTestCase(unittest.TestCase):
+    """Starts the stub server once per test class; ``client()`` talks to it."""
+
     @classmethod
     def setUpClass(cls):
         cls.server = ThreadingHTTPServer(("127.0.0.1", 0), StubHandler)
@@ -113,6 +156,9 @@ class ClientPlumbingTests(unittest.TestCase):
                    "api_token": API_TOKEN, "timeout": 5.0}
         options.update(overrides)
         return cs.CountersignClient(**options)
+
+
+class ClientPlumbingTests(StubServerTestCase):
 
     def test_request_is_signed_and_carries_the_digest(self):
         arguments = {"account": "AC-1", "amount": 10.5, "note": "café"}
@@ -233,6 +279,77 @@ class ClientPlumbingTests(unittest.TestCase):
             self.client().request_approval(run_id="r", call_id="c", tool="t", arguments={"blob": "x" * (256 * 1024)})
         self.assertEqual((ctx.exception.code, ctx.exception.status), ("too-large", 0))
         self.assertEqual(len(StubHandler.received), before)
+
+
+class ExecutionReportTests(StubServerTestCase):
+    """``report_execution``: POST /api/v1/approvals/{id}/result (docs/api.md, "Report how the call ran")."""
+
+    def test_wire_format_and_answer(self):
+        from datetime import datetime, timedelta, timezone
+
+        finished = datetime(2026, 11, 29, 19, 1, 30, 123456, tzinfo=timezone(timedelta(hours=1)))
+        recorded = self.client().report_execution("apr_ok", status="succeeded", result_digest=RESULT_DIGEST,
+                                                  finished_at=finished)
+        path, content_type, raw = StubHandler.reports[-1]
+        self.assertEqual(path, "/api/v1/approvals/apr_ok/result")
+        self.assertEqual(content_type, "application/json")
+        # Exactly the three fields (the server refuses any other), the time in UTC with milliseconds.
+        self.assertEqual(json.loads(raw), {"status": "succeeded", "result_digest": RESULT_DIGEST,
+                                           "finished_at": "2026-11-29T18:01:30.123Z"})
+        self.assertEqual(recorded, {"approval_id": "apr_ok", "status": "succeeded", "result_digest": RESULT_DIGEST,
+                                    "finished_at": "2026-11-29T18:01:30.123Z", "reported_at": RECORDED_AT})
+        # A string is sent as given; the id is quoted into the path.
+        self.client().report_execution("apr_ok", status="failed", result_digest=RESULT_DIGEST,
+                                       finished_at="2026-11-29T19:01:30+01:00")
+        self.assertEqual(json.loads(StubHandler.reports[-1][2])["finished_at"], "2026-11-29T19:01:30+01:00")
+        with self.assertRaises(cs.CountersignError):
+            self.client().report_execution("a/b", status="failed", result_digest=RESULT_DIGEST, finished_at="x")
+        self.assertEqual(StubHandler.reports[-1][0], "/api/v1/approvals/a%2Fb/result")
+
+    def test_error_mapping(self):
+        self.assertTrue({"already-reported", "not-consumed"} <= cs.CONTRACT_ERROR_CODES)
+        report = {"status": "succeeded", "result_digest": RESULT_DIGEST, "finished_at": "2026-11-29T18:01:30Z"}
+        for approval_id, code, status in (
+            ("apr_reported", "already-reported", 409),
+            ("apr_unconsumed", "not-consumed", 409),
+            ("apr_nobody", "not-found", 404),
+            ("apr_late", "invalid-request", 422),
+            ("apr_malformed", "unexpected-response", 200),
+            ("apr_down", "unexpected-response", 503),
+        ):
+            with self.subTest(code=code, approval_id=approval_id):
+                with self.assertRaises(cs.CountersignError) as ctx:
+                    self.client().report_execution(approval_id, **report)
+                self.assertEqual((ctx.exception.code, ctx.exception.status), (code, status))
+                if code == "invalid-request":
+                    self.assertEqual(ctx.exception.issues[0]["path"], "finished_at")
+        with self.assertRaises(cs.CountersignError) as ctx:
+            self.client(api_token="wrong").report_execution("apr_ok", **report)
+        self.assertEqual((ctx.exception.code, ctx.exception.status), ("unauthorized", 401))
+
+    def test_refused_before_sending(self):
+        from datetime import datetime
+
+        before = len(StubHandler.reports)
+        good = {"status": "succeeded", "result_digest": RESULT_DIGEST, "finished_at": "2026-11-29T18:01:30Z"}
+        for wrong in ({"status": "done"}, {"status": None}, {"result_digest": "sha256:" + "5A" * 32},
+                      {"result_digest": "5a" * 32}, {"finished_at": datetime(2026, 11, 29, 18, 1, 30)}):
+            with self.subTest(wrong=wrong):
+                with self.assertRaises(ValueError):
+                    self.client().report_execution("apr_ok", **{**good, **wrong})
+        with self.assertRaises(TypeError):
+            self.client().report_execution("apr_ok", **{**good, "finished_at": 1_700_000_000})
+        self.assertEqual(len(StubHandler.reports), before)
+
+    def test_the_state_carries_the_execution(self):
+        state = self.client().get_approval("executed")
+        self.assertEqual(state["execution"], {"status": "succeeded", "result_digest": RESULT_DIGEST,
+                                              "finished_at": "2026-11-29T18:01:30.000Z", "reported_at": RECORDED_AT})
+        self.assertNotIn("execution", self.client().get_approval("apr_1"))  # servers before the field
+        with self.assertRaises(cs.CountersignError) as ctx:
+            self.client().get_approval("bad_execution")
+        self.assertEqual((ctx.exception.code, ctx.exception.status), ("unexpected-response", 200))
+        self.assertIn("execution", str(ctx.exception))
 
 
 if __name__ == "__main__":

@@ -338,9 +338,12 @@ export function executionReportSuite(provider: Provider) {
         const decided = ofThis().find((e) => e.event.type === "approval.decided")!;
         expect(executed.id).not.toBe(decided.id);
 
-        // One delivery per event type, both delivered; the Services page lists each with its type.
-        const deliveries = await db.callbackDelivery.findMany({ where: { approvalId: id }, orderBy: { createdAt: "asc" } });
-        expect(deliveries.map((d) => [d.type, d.status])).toEqual([
+        // One delivery per event type, both delivered (the row is marked once the
+        // receiver's answer is in, a moment after the receiver saw the body); the
+        // Services page lists each with its type.
+        const statuses = async () =>
+          (await db.callbackDelivery.findMany({ where: { approvalId: id }, orderBy: { createdAt: "asc" } })).map((d) => [d.type, d.status]);
+        await expect.poll(statuses, { timeout: 30_000, interval: 200 }).toEqual([
           ["approval.decided", "delivered"],
           ["approval.executed", "delivered"],
         ]);

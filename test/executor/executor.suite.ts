@@ -142,6 +142,50 @@ export function executorSuite(provider: Provider) {
       expect(r.body).toMatchObject({ decision: "expired", decided_by: [], decided_at: e.expires_at });
     });
 
+    it("receipts carry iat, exp, the policy's name and version at arrival, and the consume event's place in the audit chain", async () => {
+      const { setPolicy } = await import("@/lib/policies/set-policy");
+      const tool = `anchor.${f.uid()}`;
+      const policy = { name: `anchor-${f.uid()}`, tool, service: svc.slug, roles: ["reviewer"], quorum: 1, ttl: 600 };
+      const first = await setPolicy(policy, "cli");
+      const changed = await db.auditEvent.findFirstOrThrow({ where: { type: "policy.changed" }, orderBy: { seq: "desc" } });
+      // The version is the sequence number of the event that recorded the change.
+      expect(first.policy.version).toBe(changed.seq);
+      const a = await f.makeApproval(svc, { tool });
+      await approve(a.approval_id);
+      // A later change of the policy does not change what governed this request.
+      const second = await setPolicy({ ...policy, quorum: 2 }, "cli");
+      expect(second.policy.version).toBeGreaterThan(first.policy.version);
+
+      const before = Math.floor(Date.now() / 1000);
+      const ok = await consume(a.approval_id, await bindingOf(a.approval_id));
+      const after = Math.floor(Date.now() / 1000);
+      expect(ok.status).toBe(200);
+      const payload = await client.verifyReceipt(String(ok.body.receipt), `${base}/.well-known/jwks.json`);
+      const consumed = await db.auditEvent.findFirstOrThrow({ where: { approvalId: a.approval_id, type: "approval.consumed" } });
+      expect(payload).toMatchObject({
+        policy: { name: policy.name, version: first.policy.version },
+        audit_seq: consumed.seq,
+        audit_head: consumed.hash,
+      });
+      expect(payload.iat).toBeGreaterThanOrEqual(before);
+      expect(payload.iat).toBeLessThanOrEqual(after);
+      expect(payload.exp - payload.iat).toBe(600);
+      expect(Math.floor(Date.parse(payload.consumed_at) / 1000)).toBe(payload.iat);
+
+      // The slow path (a request whose expiry nobody has marked yet) anchors its receipt too.
+      const e = await f.makeApproval(svc, { tool, expires_in: 1 });
+      await new Promise((r) => setTimeout(r, 1100));
+      const late = await consume(e.approval_id, await bindingOf(e.approval_id));
+      expect(late.body).toMatchObject({ decision: "expired" });
+      const expiredPayload = await client.verifyReceipt(String(late.body.receipt), `${base}/.well-known/jwks.json`);
+      const lateEvent = await db.auditEvent.findFirstOrThrow({ where: { approvalId: e.approval_id, type: "approval.consumed" } });
+      expect(expiredPayload).toMatchObject({
+        policy: { name: policy.name, version: second.policy.version },
+        audit_seq: lateEvent.seq,
+        audit_head: lateEvent.hash,
+      });
+    });
+
     it("cancel withdraws a pending request once", async () => {
       const a = await f.makeApproval(svc, { tool: "mail.send" });
       const r = await bodyOf(await api(`/api/v1/approvals/${a.approval_id}/cancel`, svc.api_token, { method: "POST" }));

@@ -80,6 +80,7 @@ export function reviewsSuite(provider: Provider) {
         },
         rawBody: Buffer.from(hit.body),
       });
+      if (event.type !== "approval.decided") throw new Error(`expected approval.decided, got ${event.type}`);
       return { event, raw: hit.body };
     };
     const inOrder = (votes: Vote[]) => votes.every((v, i) => i === 0 || Date.parse(votes[i - 1]!.at) <= Date.parse(v.at));

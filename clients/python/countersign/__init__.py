@@ -9,17 +9,23 @@ calls as the TypeScript client in ``lib/client``:
 * ``sign_webhook`` / ``sign_webhook_headers`` / ``verify_webhook`` /
   ``generate_webhook_secret`` -- Standard Webhooks, strict verification;
 * ``CountersignClient`` with ``request_approval``, ``get_approval``,
-  ``wait_for_decision``, ``consume``, ``cancel`` -- sections 3 and 4;
-* ``verify_callback`` -- section 5;
+  ``wait_for_decision``, ``consume``, ``cancel``, ``report_execution`` -- the
+  webhook and the executor API;
+* ``verify_callback`` -- the ``approval.decided`` and ``approval.executed``
+  callbacks;
 * ``denial_reason(result)`` -- why a request was denied, from the ``reviews``
   (every vote, in order: ``{"by", "vote", "reason", "at"}``) that the state
   and consume answers and the callback carry;
-* receipts: ``decode_receipt``, ``check_receipt_binding`` and
-  ``verify_receipt``;
+* receipts: ``decode_receipt``, ``check_receipt_binding``,
+  ``verify_receipt`` (refuses expired receipts) and ``verify_receipt_offline``
+  (evidence checks of kept receipts);
+* ``result_digest`` -- the salted digest of a tool's result that an execution
+  report carries;
 * ``ApprovalPort`` / ``PortDecision`` -- the approval port for Python
   executors: request, wait, consume once, verify the receipt, allow or deny,
   failing closed; it follows revisions (``PortRevision``,
-  ``revision_call_id``);
+  ``revision_call_id``), and reports how an allowed call ran
+  (``report_execution``, ``run``);
 * ``apply_json_patch`` / ``JsonPatchError`` / ``parse_json_pointer`` /
   ``format_json_pointer`` -- the JSON Patch subset (RFC 6902 add, remove,
   replace) of a reviewer's proposed changes.
@@ -34,6 +40,7 @@ submodules are an implementation detail:
 * ``http_client`` / ``http_answers`` -- ``CountersignClient`` and its HTTP
   plumbing;
 * ``callbacks`` -- ``verify_callback``;
+* ``executions`` -- ``result_digest``;
 * ``reviews`` -- ``denial_reason``;
 * ``receipts`` -- receipts, and why Ed25519 is yours to supply;
 * ``json_patch`` -- the JSON Patch subset;
@@ -49,10 +56,17 @@ from .approval_port import ApprovalPort, PortDecision, PortRevision, revision_ca
 from .callbacks import verify_callback
 from .digest import args_digest, canonical_json, is_args_salt, new_args_salt
 from .errors import CONTRACT_ERROR_CODES, CanonicalJsonError, CountersignError
+from .executions import result_digest
 from .http_answers import MAX_WAIT_SECONDS, MAX_WEBHOOK_BODY_BYTES
 from .http_client import CountersignClient
 from .json_patch import JsonPatchError, apply_json_patch, format_json_pointer, parse_json_pointer
-from .receipts import check_receipt_binding, decode_receipt, verify_receipt
+from .receipts import (
+    RECEIPT_CLOCK_TOLERANCE_SECONDS,
+    check_receipt_binding,
+    decode_receipt,
+    verify_receipt,
+    verify_receipt_offline,
+)
 from .reviews import denial_reason
 from .webhooks import (
     WEBHOOK_TOLERANCE_SECONDS,
@@ -108,4 +122,8 @@ __all__ = [
     "apply_json_patch",
     "format_json_pointer",
     "parse_json_pointer",
+    # Execution reports and receipt expiry (issue 19).
+    "RECEIPT_CLOCK_TOLERANCE_SECONDS",
+    "result_digest",
+    "verify_receipt_offline",
 ]

@@ -6,6 +6,7 @@ body that is not the contract's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -62,3 +63,34 @@ def _is_proposal(value: Any) -> bool:
     return value is _MISSING or (
         isinstance(value, dict) and all(isinstance(value.get(key), str) for key in ("by", "reason", "at"))
     )
+
+
+# The execution report (docs/executions.md).
+_EXECUTION_STATUSES = ("succeeded", "failed")
+_DIGEST_RE = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _is_int(value: Any) -> bool:
+    """A JSON integer: ``bool`` is not one."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_digest(value: Any) -> bool:
+    """``sha256:`` and 64 lower-case hex digits."""
+    return isinstance(value, str) and _DIGEST_RE.fullmatch(value) is not None
+
+
+def _is_execution_record(value: Any) -> bool:
+    """A report as recorded: ``{"status", "result_digest", "finished_at", "reported_at"}``."""
+    return (
+        isinstance(value, dict)
+        and value.get("status") in _EXECUTION_STATUSES
+        and isinstance(value.get("result_digest"), str)
+        and isinstance(value.get("finished_at"), str)
+        and isinstance(value.get("reported_at"), str)
+    )
+
+
+def _is_state_execution(value: Any) -> bool:
+    """The state answer's ``execution``: null until reported, absent from servers before it."""
+    return value is _MISSING or value is None or _is_execution_record(value)

@@ -3,10 +3,19 @@
 ``ApprovalPort(client).ask(run_id=..., call_id=..., tool=..., arguments=...)``
 requests approval through the signed webhook, long-polls the request's state,
 consumes it once bound to the call (run, call, tool, salted digest), verifies
-the receipt against the JWKS (signature, binding, ``exp`` when present) and
-returns a ``PortDecision``. Anything but a verified approval is a denial: no
+the receipt against the JWKS (signature, fields, binding to this call, ``exp``)
+and returns a ``PortDecision``. Anything but a verified approval is a denial: no
 decision before the timeout (the request is then cancelled when possible), a
-transport error, an answer outside the contract, a bad or mismatched receipt.
+transport error, an answer outside the contract, a bad or expired receipt
+("invalid-receipt"), a receipt about another call ("binding-mismatch").
+
+Execution reports. Once an allowed call ran, ``report_execution(decision,
+status=..., result=... | error=...)`` tells Countersign how it went, with a
+salted digest of the result (``countersign.result_digest``), never the result;
+``run(..., execute=fn)`` asks, runs ``fn(**decision.arguments)`` when allowed
+and reports by itself. A report never raises into the caller: a failure goes
+to ``on_report_error`` (default: one warning line on the "countersign" logger,
+naming the request, never arguments or results).
 
 Replays. Countersign keeps one request per (run_id, call_id): sending the same
 call again answers with the first request, and with other arguments it answers
@@ -35,18 +44,29 @@ already made, deny.
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from .digest import args_digest
 from .errors import CanonicalJsonError, CountersignError
+from .executions import format_finished_at, result_digest
 from .http_client import CountersignClient
 from .json_patch import JsonPatchError, apply_json_patch
-from .receipts import Ed25519Verify, verify_receipt
+from .receipts import (
+    RECEIPT_BINDING_FIELDS,
+    RECEIPT_CLOCK_TOLERANCE_SECONDS,
+    Ed25519Verify,
+    _check_expiry,
+    verify_receipt,
+)
 from .reviews import denial_reason
 from ._ed25519 import ed25519_verify as _builtin_ed25519_verify
+
+_log = logging.getLogger("countersign")
 
 _BINDING = ("run_id", "call_id", "tool", "args_digest")
 _MAX_CALL_ID = 200  # as Countersign counts it: UTF-16 code units
@@ -123,6 +143,10 @@ class PortDecision:
     last request asked (``approval_id``). ``arguments`` (when allowed) is a copy
     of exactly the arguments that were approved -- the changed ones after a
     revision: run the tool with these. ``revisions`` lists the revisions followed.
+    ``args_salt`` (when allowed) is the salt of the approved call's digest,
+    which ``ApprovalPort.report_execution`` salts the result digest with; it
+    is left out of ``repr`` and comparisons: keep it as private as the
+    arguments (Countersign never shows it to anyone).
     """
 
     allowed: bool
@@ -134,6 +158,7 @@ class PortDecision:
     receipt_jws: str | None = None
     arguments: dict[str, Any] | None = None
     revisions: tuple[PortRevision, ...] = ()
+    args_salt: str | None = field(default=None, repr=False, compare=False)
 
     def __bool__(self) -> bool:
         return self.allowed
@@ -157,7 +182,11 @@ class ApprovalPort:
     ``max_revisions`` bounds how many revisions in a row are followed (0, the
     default: none, a revised call is denied with code "revised"; callers that
     run ``decision.arguments`` opt in, e.g. with 10). ``timeout`` applies to each
-    request of the chain.
+    request of the chain. ``clock_tolerance`` is how many seconds past its
+    ``exp`` a receipt is still accepted (30 by default; ``clock`` tells the
+    time). ``on_report_error(error, decision)`` gets what went wrong with an
+    execution report (the default logs one warning line on the "countersign"
+    logger); it is never raised into the caller.
     """
 
     def __init__(
@@ -171,6 +200,8 @@ class ApprovalPort:
         on_request: Callable[[dict[str, Any]], None] | None = None,
         clock: Callable[[], float] = time.time,
         max_revisions: int = 0,
+        clock_tolerance: float = RECEIPT_CLOCK_TOLERANCE_SECONDS,
+        on_report_error: Callable[[Exception, PortDecision], None] | None = None,
     ) -> None:
         self.client = client
         self.timeout = timeout
@@ -181,6 +212,8 @@ class ApprovalPort:
         self._on_request = on_request
         self._clock = clock
         self.max_revisions = max_revisions
+        self.clock_tolerance = clock_tolerance
+        self._on_report_error = on_report_error
 
     def ask(
         self,
@@ -236,7 +269,8 @@ class ApprovalPort:
                     by = ", ".join(taken["decided_by"]) or "a standing approval"
                     after = f" after {len(revisions)} revision{'s' if len(revisions) > 1 else ''}" if revisions else ""
                     return PortDecision(True, "approved", f"approved by {by}{after}", *done,
-                                        arguments=current, revisions=tuple(revisions))
+                                        arguments=current, revisions=tuple(revisions),
+                                        args_salt=created["args_salt"])
                 if decision != "revised":
                     if decision == "denied":
                         why = denial_reason(taken)
@@ -277,6 +311,107 @@ class ApprovalPort:
             return PortDecision(False, code, f"approval failed, so the call is denied: {why}", approval_id,
                                 revisions=tuple(revisions))
 
+    def report_execution(
+        self,
+        decision: PortDecision,
+        *,
+        status: str,
+        result: Any = None,
+        error: BaseException | str | None = None,
+        finished_at: datetime | None = None,
+    ) -> dict[str, Any] | None:
+        """Reports how an allowed call ran (docs/executions.md); never raises.
+
+        ``status`` is "succeeded" or "failed". The report carries
+        ``result_digest(result, decision.args_salt, error=error)``: the digest
+        of ``{"error": <class name>}`` when ``error`` (the exception the tool
+        raised, or its class name) is given, else of ``result`` made JSON (None
+        is null; what JSON has no form for, its string form), salted with the
+        call's ``args_salt``, never the result itself. ``finished_at`` defaults
+        to now (``clock``). Returns the report as Countersign recorded it, or
+        None when it was not recorded: then ``on_report_error(error, decision)``
+        was called (by default, one warning line on the "countersign" logger
+        naming the request and what went wrong, never arguments or results).
+        A decision that did not allow the call has nothing to report
+        ("not-consumed", status 0, nothing sent); a second report of the same
+        call is refused by Countersign ("already-reported")."""
+        try:
+            if not decision.allowed or decision.approval_id is None:
+                raise CountersignError(
+                    "not-consumed", 0, "the call was not allowed, so it did not run: there is nothing to report"
+                )
+            if decision.args_salt is None:
+                raise ValueError("the decision carries no args_salt (it did not come from ApprovalPort.ask)")
+            digest = result_digest(result, decision.args_salt, error=error)
+            when = format_finished_at(finished_at or datetime.fromtimestamp(self._clock(), timezone.utc))
+            return self.client.report_execution(
+                decision.approval_id, status=status, result_digest=digest, finished_at=when
+            )
+        except Exception as failure:  # noqa: BLE001 - the tool ran; a lost report must not break the caller
+            self._report_failed(failure, decision)
+            return None
+
+    def run(
+        self,
+        *,
+        execute: Callable[..., Any],
+        run_id: str,
+        call_id: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        summary: str | None = None,
+        requested_by: str | None = None,
+        environment: str | None = None,
+        effects: str | None = None,
+        expires_in: int | None = None,
+        timeout: float | None = None,
+        args_salt: str | None = None,
+    ) -> Any:
+        """Asks (as ``ask`` does), runs ``execute(**decision.arguments)`` when
+        allowed, reports the run and returns what ``execute`` returned.
+
+        If ``execute`` raises an exception, the run is reported as "failed"
+        (the digest of ``{"error": <its class name>}``) and the exception is
+        raised again, unchanged; otherwise it is reported as "succeeded" with
+        the digest of its result. ``KeyboardInterrupt`` and other
+        ``BaseException``s that are not ``Exception``s pass through unreported.
+        Reporting never raises (see ``report_execution``).
+
+        When the call is not allowed, ``execute`` is not called and the denying
+        ``PortDecision`` is returned, as ``ask`` returns it (falsy; ``code`` and
+        ``reason`` say why), so tell the two apart with
+        ``isinstance(outcome, PortDecision)``; with ``raise_errors=True``
+        failures raise, as they do from ``ask``."""
+        if not callable(execute):
+            raise TypeError("execute must be the tool function to run with the approved arguments")
+        decision = self.ask(
+            run_id=run_id, call_id=call_id, tool=tool, arguments=arguments, summary=summary,
+            requested_by=requested_by, environment=environment, effects=effects, expires_in=expires_in,
+            timeout=timeout, args_salt=args_salt,
+        )
+        if not decision.allowed or decision.arguments is None:
+            return decision
+        try:
+            result = execute(**decision.arguments)
+        except Exception as error:
+            self.report_execution(decision, status="failed", error=error)
+            raise
+        self.report_execution(decision, status="succeeded", result=result)
+        return result
+
+    def _report_failed(self, failure: Exception, decision: PortDecision) -> None:
+        if self._on_report_error is not None:
+            try:
+                self._on_report_error(failure, decision)
+                return
+            except Exception:  # noqa: BLE001 - a failing hook falls back to the warning
+                pass
+        # The package's own messages never quote arguments or results; anything else is named by its type.
+        own = isinstance(failure, (CountersignError, ValueError, TypeError))
+        why = f"{type(failure).__name__}: {failure}" if own else type(failure).__name__
+        approval_id = getattr(decision, "approval_id", None)
+        _log.warning("Countersign: the execution report of %s was not recorded (%s)", approval_id, why)
+
     def _settle(
         self, approval_id: str, binding: dict[str, str], timeout: float
     ) -> tuple[Mapping[str, Any], dict[str, Any]]:
@@ -304,20 +439,27 @@ class ApprovalPort:
         return taken, self._check_receipt(approval_id, binding, taken)
 
     def _check_receipt(self, approval_id: str, binding: dict[str, str], taken: Mapping[str, Any]) -> dict[str, Any]:
+        """The receipt's signature and fields, then its binding to this call, then its expiry."""
         expected = {**binding, "approval_id": approval_id, "service": self.client.service_slug, "decision": taken["decision"]}
         jws = taken["receipt"]
         try:
             try:
-                payload = verify_receipt(jws, self._keys(refresh=False), self._verify, **expected)
+                payload = verify_receipt(jws, self._keys(refresh=False), self._verify, allow_expired=True)
             except CountersignError as error:
                 if error.reason != "no-key" or self._pinned_jwks is not None:
                     raise
-                payload = verify_receipt(jws, self._keys(refresh=True), self._verify, **expected)  # keys rotated
+                payload = verify_receipt(jws, self._keys(refresh=True), self._verify, allow_expired=True)  # keys rotated
         except CountersignError as error:
             raise _Deny("invalid-receipt", f"the receipt was refused: {error}") from None
-        exp = payload.get("exp")
-        if "exp" in payload and (not isinstance(exp, (int, float)) or isinstance(exp, bool) or exp <= self._clock()):
-            raise _Deny("invalid-receipt", "the receipt has expired")
+        differs = [name for name in RECEIPT_BINDING_FIELDS if payload.get(name) != expected[name]]
+        if differs:
+            # Field names only: the values may be the call's.
+            raise _Deny("binding-mismatch", f"the receipt is not about this call: its {', '.join(differs)} "
+                        f"{'differs' if len(differs) == 1 else 'differ'}; the call was not run")
+        try:
+            _check_expiry(payload, self._clock(), self.clock_tolerance)
+        except CountersignError as error:
+            raise _Deny("invalid-receipt", f"the receipt was refused: {error}") from None
         return payload
 
     def _keys(self, refresh: bool) -> Mapping[str, Any]:

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-#: Error codes of the contract's HTTP answers (sections 3 and 4).
+#: Error codes of the contract's HTTP answers (docs/api.md, "Error codes").
+#: The codes any route may answer ("unavailable", "internal") are not among
+#: them: like the TypeScript client, this one reports those answers as
+#: "unexpected-response" with their status (5xx), which is what is retried.
 CONTRACT_ERROR_CODES = frozenset(
     {
         "invalid-signature",
@@ -25,6 +28,9 @@ CONTRACT_ERROR_CODES = frozenset(
         "already-decided",
         # A second, different revision of a request that was already revised.
         "already-revised",
+        # The execution report (docs/executions.md): sent twice, or for a call that never ran.
+        "already-reported",
+        "not-consumed",
     }
 )
 

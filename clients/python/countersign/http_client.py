@@ -1,4 +1,5 @@
-"""HTTP client: ``CountersignClient``, the agent service's calls (docs/api.md, sections 3 and 4)."""
+"""HTTP client: ``CountersignClient``, the agent service's calls (docs/api.md,
+the webhook and the executor API, including the execution report)."""
 
 from __future__ import annotations
 
@@ -16,16 +17,20 @@ from typing import Any
 
 from ._checks import (
     _CONSUMED_DECISIONS,
+    _EXECUTION_STATUSES,
     _FINAL_DECISIONS,
     _first_bad,
+    _is_digest,
     _is_patch,
     _is_proposal,
     _is_review_list,
+    _is_state_execution,
     _is_str,
     _is_str_list,
 )
 from .digest import args_digest, is_args_salt, new_args_salt
 from .errors import CountersignError
+from .executions import format_finished_at
 from .http_answers import MAX_WAIT_SECONDS, MAX_WEBHOOK_BODY_BYTES, _Answer, _error_from, _iso_seconds, _NoRedirect
 from .webhooks import decode_webhook_secret, sign_webhook_headers
 
@@ -159,7 +164,10 @@ class CountersignClient:
     # -- section 4 --------------------------------------------------------
 
     def get_approval(self, approval_id: str, wait: int = 0, timeout: float | None = None) -> dict[str, Any]:
-        """The request's state; ``wait`` (integer 0-30) long-polls while pending."""
+        """The request's state; ``wait`` (integer 0-30) long-polls while pending.
+        ``execution`` is None until the executor reported the run, then
+        ``{"status", "result_digest", "finished_at", "reported_at"}`` (absent
+        from servers before execution reports)."""
         if isinstance(wait, bool) or not isinstance(wait, int) or not 0 <= wait <= MAX_WAIT_SECONDS:
             raise ValueError(f"wait must be an integer from 0 to {MAX_WAIT_SECONDS}")
         query = f"?wait={wait}" if wait else ""
@@ -180,6 +188,7 @@ class CountersignClient:
                 "decided_by": _is_str_list,
                 "reviews": _is_review_list,
                 "consumed": lambda v: isinstance(v, bool),
+                "execution": _is_state_execution,
             },
         )
 
@@ -274,6 +283,58 @@ class CountersignClient:
         result = self._accept(answer, (200,), {"status": lambda v: v == "cancelled"})
         result.setdefault("approval_id", approval_id)
         return result
+
+    def report_execution(
+        self,
+        approval_id: str,
+        *,
+        status: str,
+        result_digest: str,
+        finished_at: datetime | str,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Reports how an approved call ran: once, after a consume that answered
+        "approved" and after the call finished (docs/executions.md).
+
+        ``status`` is "succeeded" or "failed"; ``result_digest`` a digest of
+        the result (``sha256:`` and 64 lower-case hex digits; see
+        ``countersign.result_digest``), never the result itself;
+        ``finished_at`` when the call finished, a timezone-aware ``datetime``
+        (sent in UTC, with milliseconds) or an ISO 8601 string with an offset,
+        sent as given. Returns the report as recorded: ``{"approval_id",
+        "status", "result_digest", "finished_at", "reported_at"}``, times in
+        UTC. Raises ValueError before sending for a status, digest or datetime
+        that cannot be right, and CountersignError for a refusal: 409
+        "already-reported" (reported before, even with the same body), 409
+        "not-consumed" (not consumed, or consumed as denied, expired or revised:
+        nothing ran), 404 "not-found", 422 "invalid-request" (``issues``; e.g.
+        ``finished_at`` in the future or before the consume)."""
+        if status not in _EXECUTION_STATUSES:
+            raise ValueError('status must be "succeeded" or "failed"')
+        if not _is_digest(result_digest):
+            raise ValueError("result_digest must be sha256: and 64 lower-case hex digits")
+        if isinstance(finished_at, datetime):
+            finished = format_finished_at(finished_at)
+        elif isinstance(finished_at, str):
+            finished = finished_at
+        else:
+            raise TypeError("finished_at must be a timezone-aware datetime or an ISO 8601 string")
+        report = {"status": status, "result_digest": result_digest, "finished_at": finished}
+        body = json.dumps(report, separators=(",", ":")).encode("utf-8")
+        headers = {**self._auth(), "Content-Type": "application/json"}
+        path = f"/api/v1/approvals/{urllib.parse.quote(approval_id, safe='')}/result"
+        answer = self._send("POST", path, headers, body, timeout)
+        return self._accept(
+            answer,
+            (200,),
+            {
+                "approval_id": _is_str,
+                "status": lambda v: v in _EXECUTION_STATUSES,
+                "result_digest": _is_str,
+                "finished_at": _is_str,
+                "reported_at": _is_str,
+            },
+        )
 
     def fetch_jwks(self, timeout: float | None = None) -> dict[str, Any]:
         """The receipt public keys (``/.well-known/jwks.json``), for ``verify_receipt``."""

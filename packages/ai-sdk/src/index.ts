@@ -8,6 +8,12 @@
  * Anything else (a denial, expiry, no decision in time, an abort, Countersign
  * unreachable) returns an `ApprovalDenied` result that the model reads as the
  * tool's output; the body does not run.
+ *
+ * After the body ran, the port reports the run to Countersign (succeeded with a
+ * salted digest of the output, or failed with the digest of the error's class
+ * name, the error then rethrown as it was). The report is awaited, bounded by
+ * the port's `reportTimeoutMs` (5 s by default), and never changes the output:
+ * a report that fails goes to the port's `onReportError`.
  */
 import { ApprovalPort, type CountersignClient, type Effects, type PortCall, type PortDecision } from "@countersign/client";
 import type { Tool, ToolExecutionOptions } from "ai";
@@ -95,9 +101,16 @@ export function withApproval<INPUT extends Record<string, unknown>, OUTPUT>(
     });
     options.onDecision?.(decision, { runId, callId });
     if (!decision.allowed) return approvalDenied(decision);
-    // The port's frozen copy of exactly what was approved, not the model's object.
-    const result = execute.call(original, decision.arguments as INPUT, execution);
-    return finalOutput(result);
+    let output: OUTPUT;
+    try {
+      // The port's frozen copy of exactly what was approved, not the model's object.
+      output = await finalOutput(execute.call(original, decision.arguments as INPUT, execution));
+    } catch (error) {
+      await port.reportExecution(decision, { status: "failed", error, finishedAt: new Date() });
+      throw error;
+    }
+    await port.reportExecution(decision, { status: "succeeded", result: output, finishedAt: new Date() });
+    return output;
   };
 
   const wrapped = { ...original, execute: gated } as Tool<INPUT, OUTPUT | ApprovalDenied>;

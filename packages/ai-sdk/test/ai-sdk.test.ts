@@ -10,7 +10,7 @@ import { generateText, stepCountIs, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { z } from "zod";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ApprovalPort, argsDigest, CountersignClient, type PortDecision } from "@countersign/client";
+import { ApprovalPort, argsDigest, CountersignClient, resultDigest, type PortDecision } from "@countersign/client";
 import { withApproval, type WithApprovalOptions } from "@countersign/ai-sdk";
 import { appFor } from "@/test/helpers/app";
 import { freePort } from "@/test/helpers/ports";
@@ -136,6 +136,36 @@ describe("AI SDK integration (live, sqlite)", () => {
     expect(toolResultSeenByModel(model, approvedCall)).toEqual({ type: "json", value: { refundId: `re_${before + 1}`, amountCents: 4200 } });
     expect(result.text).toBe("done");
     expect(await stateOf(request.id)).toMatchObject({ status: "approved", consumed: true });
+    // The run was reported before the model saw the output: succeeded, the salted digest of that output.
+    expect((await client.getApproval(request.id)).execution).toMatchObject({
+      status: "succeeded",
+      result_digest: resultDigest({ refundId: `re_${before + 1}`, amountCents: 4200 }, request.argsSalt!),
+    });
+  });
+
+  it.runIf(app)("approved, and the body throws: its error is passed on as it was, and the run is reported failed", async () => {
+    class RefundFailed extends Error {}
+    const failure = new RefundFailed("gateway said no to pay_7");
+    const runId = `run_${randomUUID()}`;
+    const failing = withApproval(
+      tool({
+        description: "Refund a payment",
+        inputSchema: z.object({ paymentId: z.string() }),
+        execute: async (): Promise<{ refundId: string }> => {
+          throw failure;
+        },
+      }),
+      { port, name: "payments.refund", runId },
+    );
+    const [outcome, request] = await Promise.all([
+      Promise.resolve(failing.execute!({ paymentId: "pay_7" }, { toolCallId: "call_fail", messages: [] })).catch((error: unknown) => error),
+      decideWhenRequested(runId, "approve"),
+    ]);
+    expect(outcome).toBe(failure);
+    expect((await client.getApproval(request.id)).execution).toMatchObject({
+      status: "failed",
+      result_digest: resultDigest({ error: "RefundFailed" }, request.argsSalt!),
+    });
   });
 
   it.runIf(app)("the same tool call id again after consumption: replayed, the body does not run again", async () => {

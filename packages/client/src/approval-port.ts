@@ -24,6 +24,13 @@
  * `maxRevisions` (default 10) are followed; a patch that does not apply, a
  * revision Countersign finds different from the proposal, or one that was
  * already made by another call deny.
+ *
+ * Execution reports: after running an approved call, `port.reportExecution(decision,
+ * outcome)` tells Countersign how it went (succeeded or failed, with a salted
+ * digest of the result, never the result). `port.run(call, execute)` does all
+ * of it: ask, run `execute` with the approved arguments when allowed, report,
+ * and return. Reporting never throws into the agent's path: a report that
+ * cannot be sent goes to `onReportError`, and waits at most `reportTimeoutMs`.
  */
 import { argsDigest, CanonicalJsonError } from "./args-digest.js";
 import type { CountersignClient } from "./client.js";
@@ -34,7 +41,17 @@ import type { JwksSource } from "./receipt.js";
 import { revisionCallId } from "./revision-call-id.js";
 import { denialReason } from "./reviews.js";
 import { isObject } from "./shape.js";
-import type { ConsumeBinding, ConsumeResult, Proposal, ReceiptPayload, Review } from "./types.js";
+import { errorClassName, resultDigest } from "./result-digest.js";
+import type {
+  ConsumeBinding,
+  ConsumeResult,
+  ExecutionRecorded,
+  ExecutionReport,
+  ExecutionStatus,
+  Proposal,
+  ReceiptPayload,
+  Review,
+} from "./types.js";
 
 /** The call to decide: what `requestApproval` takes, without a salt (the port makes one). */
 export type PortCall = Omit<ApprovalRequestInput, "args_salt">;
@@ -98,8 +115,47 @@ export type PortDecision =
       arguments: Readonly<Record<string, unknown>>;
       receipt: ReceiptPayload;
       receiptJws: string;
+      /**
+       * The salt the approved request was sent with; `reportExecution` salts the result
+       * digest with it. Set by `ask` as a non-enumerable property, so logging or
+       * serializing the decision leaves it out, and so does a copy made by spreading:
+       * report with the decision `ask` returned. Keep it as private as the arguments.
+       */
+      readonly argsSalt?: string;
     })
   | (PortDecisionBase & { allowed: false; arguments?: undefined });
+
+/** A decision that allows the call: run the tool with its `arguments`, then report. */
+export type ApprovedPortDecision = Extract<PortDecision, { allowed: true }>;
+/** A decision that denies the call: the tool must not run. */
+export type DeniedPortDecision = Extract<PortDecision, { allowed: false }>;
+
+/**
+ * How an approved call ran, for `reportExecution`:
+ * - `{ status: "succeeded", result }`: the tool returned `result`;
+ * - `{ status: "failed", error }`: the tool threw `error` (only its class name is digested);
+ * - `{ status: "failed", result }`: the tool answered with a failure result (e.g. an MCP `isError` result).
+ * `finishedAt` defaults to the time of the report.
+ */
+export type ExecutionOutcome =
+  { status: ExecutionStatus; result: unknown; finishedAt?: Date } | { status: "failed"; error: unknown; finishedAt?: Date };
+
+/** What `port.run` returns: the decision, and when it allowed, the tool's result and the report as recorded. */
+export type PortRun<T> =
+  | {
+      allowed: true;
+      decision: ApprovedPortDecision;
+      result: T;
+      /** The report as Countersign recorded it; undefined when it was not (the error went to `onReportError`). */
+      execution: ExecutionRecorded | undefined;
+    }
+  | { allowed: false; decision: DeniedPortDecision; result?: undefined; execution?: undefined };
+
+/** The call a failed report was about, for `onReportError`: ids only, never argument or result values. */
+export interface ReportContext {
+  approvalId: string | undefined;
+  tool: string | undefined;
+}
 
 export interface ApprovalPortOptions {
   /** How long to wait for a decision (default 5 minutes); then the request is withdrawn. */
@@ -110,6 +166,14 @@ export interface ApprovalPortOptions {
   onRequest?: (created: RequestedApproval) => void;
   /** How many revisions in a row to follow (default 10); past that the call is denied. 0 denies a revised call ("revised"). */
   maxRevisions?: number;
+  /**
+   * Called when an execution report could not be sent or was refused (the error, and the
+   * call's ids). Default: one `console.warn` line naming the request and the error code,
+   * never argument or result values. Whatever it does, the agent's path goes on.
+   */
+  onReportError?: (error: unknown, report: ReportContext) => void;
+  /** How long one execution report may take, its one retry included (default 5 s): the most reporting delays a tool's result. */
+  reportTimeoutMs?: number;
 }
 
 export interface AskOptions {
@@ -121,10 +185,13 @@ export interface AskOptions {
   progressIntervalMs?: number;
 }
 
+/** What a receipt must say about the call the port is about to run. */
+const RECEIPT_BINDING = ["approval_id", "service", "run_id", "call_id", "tool", "args_digest", "decision"] as const;
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_MAX_REVISIONS = 10;
+const DEFAULT_REPORT_TIMEOUT_MS = 5_000;
 
-type Taken = { taken: ConsumeResult; receipt: ReceiptPayload };
+type Taken = { taken: ConsumeResult; receipt: ReceiptPayload; salt: string };
 
 /** A denial decided by the port itself, carried to the one place that builds the answer. */
 class Deny extends Error {
@@ -155,13 +222,21 @@ export class ApprovalPort {
       // The port hashes, sends and returns this one copy, so what runs is what was approved.
       let current: ApprovalRequestInput = { ...call, arguments: deepFreeze(structuredClone(call.arguments)) };
       for (;;) {
-        const { taken, receipt } = await this.askOnce(current, options, (id) => (approvalId = id));
+        const { taken, receipt, salt } = await this.askOnce(current, options, (id) => (approvalId = id));
         if (approvalId === undefined) throw new Deny("error", "no request was recorded");
         const evidence = { approvalId, reviews: taken.reviews, receipt, receiptJws: taken.receipt, revisions };
         if (taken.decision === "approved") {
           const by = taken.decided_by.join(", ") || "a standing approval";
           const revised = revisions.length ? ` after ${revisions.length} revision${revisions.length > 1 ? "s" : ""}` : "";
-          return { allowed: true, code: "approved", reason: `approved by ${by}${revised}`, arguments: current.arguments, ...evidence };
+          const approved: ApprovedPortDecision = {
+            allowed: true,
+            code: "approved",
+            reason: `approved by ${by}${revised}`,
+            arguments: current.arguments,
+            ...evidence,
+          };
+          // Kept for the execution report, out of logs and JSON.
+          return Object.defineProperty(approved, "argsSalt", { value: salt, enumerable: false, writable: false, configurable: false });
         }
         if (taken.decision === "denied") {
           const why = denialReason(taken);
@@ -213,10 +288,10 @@ export class ApprovalPort {
       throw new Deny("revision-differs", "Countersign found the changed call different from the proposed changes; it was withdrawn");
     }
     this.options.onRequest?.(created);
-    return this.settle(approvalId, binding, options);
+    return { ...(await this.settle(approvalId, binding, options)), salt: created.args_salt };
   }
 
-  private async settle(approvalId: string, binding: ConsumeBinding, options: AskOptions): Promise<Taken> {
+  private async settle(approvalId: string, binding: ConsumeBinding, options: AskOptions): Promise<Omit<Taken, "salt">> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const started = Date.now();
     const ticker = options.onProgress ? setInterval(() => options.onProgress?.(Date.now() - started), options.progressIntervalMs ?? 5000) : undefined;
@@ -252,19 +327,104 @@ export class ApprovalPort {
     return { taken, receipt };
   }
 
+  /** The receipt's signature, fields and expiry, then its binding to this call. */
   private async checkReceipt(approvalId: string, binding: ConsumeBinding, decision: string, jws: string): Promise<ReceiptPayload> {
-    const expected = { ...binding, approval_id: approvalId, service: this.client.serviceSlug, decision: decision as ReceiptPayload["decision"] };
     let payload: ReceiptPayload;
     try {
-      payload = await this.client.verifyReceipt(jws, this.options.jwks ?? this.client.jwksUrl, { expected });
+      payload = await this.client.verifyReceipt(jws, this.options.jwks ?? this.client.jwksUrl);
     } catch (error) {
       const why = error instanceof CountersignError ? error.message : "it did not verify";
       throw new Deny("invalid-receipt", `the receipt was refused: ${why}`);
     }
-    // Receipts may carry an expiry; an expired one proves nothing about this run.
-    const exp = (payload as { exp?: unknown }).exp;
-    if (exp !== undefined && (typeof exp !== "number" || exp * 1000 <= Date.now())) throw new Deny("invalid-receipt", "the receipt has expired");
+    const expected: Record<(typeof RECEIPT_BINDING)[number], string> = {
+      ...binding,
+      approval_id: approvalId,
+      service: this.client.serviceSlug,
+      decision,
+    };
+    const differs = RECEIPT_BINDING.filter((field) => payload[field] !== expected[field]);
+    // Field names only: the values may be the call's.
+    if (differs.length)
+      throw new Deny("binding-mismatch", `the receipt is about another call (its ${differs.join(", ")} differ); the call was not run`);
     return payload;
+  }
+
+  /**
+   * Asks for `call`, and when it is allowed runs `execute` with exactly the approved
+   * arguments (and the decision), then reports how it ran: `succeeded` with a digest of
+   * what `execute` returned, or `failed` with a digest of the error's class name when it
+   * threw. Returns `{ allowed, decision, result, execution }`; a denied call does not run
+   * (`allowed: false`, check `decision.code` and `decision.reason`). Never throws, except
+   * the tool's own error, rethrown as it was after the failure was reported.
+   */
+  async run<T>(
+    call: PortCall,
+    execute: (args: Readonly<Record<string, unknown>>, decision: ApprovedPortDecision) => T | PromiseLike<T>,
+    options: AskOptions = {},
+  ): Promise<PortRun<Awaited<T>>> {
+    const decision = await this.ask(call, options);
+    if (!decision.allowed) return { allowed: false, decision };
+    let result: Awaited<T>;
+    try {
+      result = await execute(decision.arguments, decision);
+    } catch (error) {
+      await this.reportExecution(decision, { status: "failed", error, finishedAt: new Date() });
+      throw error;
+    }
+    const execution = await this.reportExecution(decision, { status: "succeeded", result, finishedAt: new Date() });
+    return { allowed: true, decision, result, execution };
+  }
+
+  /**
+   * Reports how an approved call ran (docs/executions.md): the status, the digest of the
+   * result (or of `{"error": <class name>}` for a thrown error) salted with the call's
+   * args salt, and when it finished. Never throws and never rejects: a report that cannot
+   * be made, sent or recorded (a denied decision, a copy without its salt, Countersign
+   * unreachable, "already-reported"…) goes to `onReportError`, and the answer is then
+   * undefined. Takes at most `reportTimeoutMs`, one retry of a lost connection included.
+   */
+  async reportExecution(decision: PortDecision, outcome: ExecutionOutcome): Promise<ExecutionRecorded | undefined> {
+    try {
+      if (!decision.allowed || decision.approvalId === undefined)
+        throw new TypeError("only an approved call ran, so only its decision can be reported");
+      const salt = decision.argsSalt;
+      if (salt === undefined) throw new TypeError("the decision carries no args salt: report with the decision the port returned, not a copy");
+      const value = "error" in outcome ? { error: errorClassName(outcome.error) } : outcome.result;
+      const report: ExecutionReport = {
+        status: outcome.status,
+        result_digest: resultDigest(value, salt),
+        finished_at: (outcome.finishedAt ?? new Date()).toISOString(),
+      };
+      return await this.sendReport(decision.approvalId, report);
+    } catch (error) {
+      const onReportError = this.options.onReportError ?? warnReportError;
+      try {
+        onReportError(error, { approvalId: decision.approvalId, tool: decision.receipt?.tool });
+      } catch {
+        // The hook's own failure changes nothing for the agent.
+      }
+      return undefined;
+    }
+  }
+
+  private async sendReport(approvalId: string, report: ExecutionReport): Promise<ExecutionRecorded | undefined> {
+    const budgetMs = this.options.reportTimeoutMs ?? DEFAULT_REPORT_TIMEOUT_MS;
+    const deadline = Date.now() + budgetMs;
+    try {
+      return await this.client.reportExecution(approvalId, report, { timeoutMs: budgetMs });
+    } catch (error) {
+      // A connection that failed before any answer (often a kept-alive socket the server had
+      // just closed, after a long tool call) is tried once more within the same budget.
+      const remainingMs = deadline - Date.now();
+      if (!(error instanceof CountersignError && error.code === "network-error") || remainingMs <= 0) throw error;
+    }
+    try {
+      return await this.client.reportExecution(approvalId, report, { timeoutMs: Math.max(1, deadline - Date.now()) });
+    } catch (error) {
+      // The first attempt was recorded after all.
+      if (error instanceof CountersignError && error.code === "already-reported") return undefined;
+      throw error;
+    }
   }
 
   /** Best effort: the call is denied whether or not the withdrawal lands. */
@@ -275,6 +435,12 @@ export class ApprovalPort {
       // denied either way
     }
   }
+}
+
+/** The default `onReportError`: one line, the request and the error's code or class, nothing of the call's values. */
+function warnReportError(error: unknown, report: ReportContext): void {
+  const why = error instanceof CountersignError ? error.code : error instanceof Error ? error.name : typeof error;
+  console.warn(`countersign: the execution report of ${report.approvalId ?? "a call"} was not recorded (${why})`);
 }
 
 function replayed(): Deny {

@@ -1,11 +1,12 @@
 /**
- * Verification of Countersign's outbound webhooks: the `approval.decided`
- * callback (docs/api.md) and the review notices of the notification webhook.
+ * Verification of Countersign's outbound webhooks: the `approval.decided` and
+ * `approval.executed` callbacks (docs/api.md) and the review notices of the
+ * notification webhook.
  */
 import { verifyWebhook, webhookHeadersFrom, type WebhookHeaderValues } from "./standard-webhooks.js";
 import { CountersignError } from "./errors.js";
-import { checkApprovalDecidedEvent, checkReviewNoticeEvent, type Checked } from "./shape.js";
-import type { ApprovalDecidedEvent, ReviewNoticeEvent } from "./types.js";
+import { checkCallbackEvent, checkReviewNoticeEvent, type Checked } from "./shape.js";
+import type { CallbackEvent, ReviewNoticeEvent } from "./types.js";
 
 /** The callback's headers: already picked out, a Fetch `Headers`, or a Node header record. */
 export type CallbackHeaders = WebhookHeaderValues | Headers | Record<string, string | string[] | undefined> | null | undefined;
@@ -28,15 +29,22 @@ function headerValues(headers: CallbackHeaders): WebhookHeaderValues | null | un
 }
 
 /**
- * Verifies a callback's Standard Webhooks signature, then parses its body.
+ * Verifies a callback's Standard Webhooks signature, then parses its body:
+ * an `approval.decided` event (a request was decided) or an
+ * `approval.executed` event (its executor reported the run). Tell them apart
+ * by `type`:
+ *
+ *   const event = verifyCallback({ secret, headers, rawBody });
+ *   if (event.type === "approval.executed") recordRun(event.data.status, event.data.result_digest);
+ *   else recordDecision(event.data.decision, event.data.reviews);
  *
  * @throws CountersignError "invalid-signature" (with `reason`: "missing-headers",
  *   "bad-timestamp", "stale" or "bad-signature") — answer the request with 401;
- *   "invalid-request" when a correctly signed body is not an `approval.decided`
- *   event (reason names the first bad field).
+ *   "invalid-request" when a correctly signed body is neither event (reason
+ *   names the first bad field, "type" for an unknown event type).
  */
-export function verifyCallback(input: VerifyCallbackInput): ApprovalDecidedEvent {
-  return verifySigned(input, "callback", checkApprovalDecidedEvent, "an `approval.decided` event");
+export function verifyCallback(input: VerifyCallbackInput): CallbackEvent {
+  return verifySigned(input, "callback", checkCallbackEvent, "an `approval.decided` or `approval.executed` event");
 }
 
 /**

@@ -18,8 +18,8 @@ import type {
 } from "./options.js";
 import { verifyReceipt, type JwksSource, type VerifyReceiptOptions } from "./receipt.js";
 import { SaltMemory } from "./salts.js";
-import { checkApprovalCreated, checkApprovalState, checkCancelResult, checkConsumeResult } from "./shape.js";
-import type { ApprovalState, CancelResult, ConsumeBinding, ConsumeResult, ReceiptPayload } from "./types.js";
+import { checkApprovalCreated, checkApprovalStateWithExecution, checkCancelResult, checkConsumeResult, checkExecutionRecorded } from "./shape.js";
+import type { ApprovalState, CancelResult, ConsumeBinding, ConsumeResult, ExecutionRecorded, ExecutionReport, ReceiptPayload } from "./types.js";
 import { MAX_WAIT_SECONDS, pollUntilDecided } from "./waiting.js";
 import { signedApprovalRequest } from "./webhook-request.js";
 
@@ -112,7 +112,7 @@ export class CountersignClient {
       signal: options.signal,
       timeoutMs: (options.timeoutMs ?? this.http.timeoutMs) + wait * 1000,
     });
-    return accept(answer, [200], checkApprovalState);
+    return accept(answer, [200], checkApprovalStateWithExecution);
   }
 
   /**
@@ -161,6 +161,29 @@ export class CountersignClient {
     );
     const result = accept(answer, [200], checkCancelResult);
     return { ...result, approval_id: typeof result.approval_id === "string" ? result.approval_id : approvalId };
+  }
+
+  /**
+   * `POST /api/v1/approvals/{id}/result` (docs/api.md): reports how an approved call ran,
+   * once, after a consume that answered `approved`. Only `status`, `result_digest`
+   * (a digest, never the result: see `resultDigest`) and `finished_at` are sent.
+   * `ApprovalPort.reportExecution` and `ApprovalPort.run` compute the digest and send this for you.
+   *
+   * @throws CountersignError "already-reported" (409) for a second report, "not-consumed" (409)
+   *   when no consume answered `approved` (nothing ran), "not-found", "invalid-request" (422, e.g.
+   *   `finished_at` in the future or before the consume), or the transport's codes.
+   */
+  async reportExecution(approvalId: string, report: ExecutionReport, options: CallOptions = {}): Promise<ExecutionRecorded> {
+    const body: ExecutionReport = { status: report.status, result_digest: report.result_digest, finished_at: report.finished_at };
+    const answer = await send(
+      this.http,
+      "POST",
+      `/api/v1/approvals/${encodeURIComponent(approvalId)}/result`,
+      { ...this.authHeaders(), "content-type": "application/json" },
+      Buffer.from(JSON.stringify(body), "utf8"),
+      options,
+    );
+    return accept(answer, [200], checkExecutionRecorded);
   }
 
   /** Verifies a receipt against this Countersign's JWKS (or the one given). */

@@ -16,6 +16,9 @@ export const CONTRACT_ERROR_CODES = [
   "already-decided",
   // A second, different revision of a request that was already revised.
   "already-revised",
+  // The execution report (docs/executions.md): sent twice, or for a call that never ran.
+  "already-reported",
+  "not-consumed",
 ] as const;
 
 export type ContractErrorCode = (typeof CONTRACT_ERROR_CODES)[number];

@@ -42,7 +42,13 @@ export {
   type PortDecision,
   type PortDecisionCode,
   type PortRevision,
+  type ApprovedPortDecision,
+  type DeniedPortDecision,
+  type ExecutionOutcome,
+  type PortRun,
+  type ReportContext,
 } from "./approval-port.js";
+export { errorClassName, resultDigest } from "./result-digest.js";
 export { revisionCallId } from "./revision-call-id.js";
 export { approvalDenied, isApprovalDenied, type ApprovalDenied } from "./tool-denial.js";
 export {

@@ -34,7 +34,18 @@ export type ReceiptExpectation = Partial<
 export interface VerifyReceiptOptions {
   /** Each field given must equal the receipt's (e.g. the binding the executor consumed with). */
   expected?: ReceiptExpectation;
+  /**
+   * Accept a receipt past its `exp`: for checking old evidence, never for
+   * deciding whether to run a call (default false).
+   */
+  allowExpired?: boolean;
+  /** How far the executor's clock may lag Countersign's, in seconds (default 30). */
+  clockToleranceSeconds?: number;
+  /** The time to check expiry against (default: now). */
+  now?: Date;
 }
+
+const DEFAULT_CLOCK_TOLERANCE_SECONDS = 30;
 
 // Remote key sets are cached by URL so repeated verifications do not refetch.
 const remoteSets = new Map<string, KeyResolver>();
@@ -80,7 +91,8 @@ function refused(message: string, cause?: unknown): CountersignError {
  *
  * @throws CountersignError "invalid-receipt" when the JWS is malformed, uses
  *   another algorithm, matches no key, fails the signature, carries a payload
- *   that is not the contract's, or differs from `options.expected`;
+ *   that is not the contract's, differs from `options.expected`, or has
+ *   expired (unless `options.allowExpired`);
  *   "timeout" / "network-error" when the JWKS URL cannot be fetched.
  */
 export async function verifyReceipt(jws: string, jwksUrlOrJwks: JwksSource, options: VerifyReceiptOptions = {}): Promise<ReceiptPayload> {
@@ -117,6 +129,12 @@ export async function verifyReceipt(jws: string, jwksUrlOrJwks: JwksSource, opti
   for (const [field, value] of Object.entries(options.expected ?? {})) {
     if (value !== undefined && (checked.value as unknown as Record<string, unknown>)[field] !== value) {
       throw refused(`receipt ${field} does not match the expected value`);
+    }
+  }
+  if (!options.allowExpired) {
+    const now = (options.now ?? new Date()).getTime() / 1000;
+    if (now > checked.value.exp + (options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS)) {
+      throw refused(`receipt expired at ${new Date(checked.value.exp * 1000).toISOString()}`);
     }
   }
   return checked.value;

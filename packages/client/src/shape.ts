@@ -8,6 +8,7 @@ import type {
   ConsumeResult,
   ConsumedDecision,
   FinalDecision,
+  ReceiptAssertion,
   ReceiptPayload,
   RequestIssue,
   Review,
@@ -109,7 +110,25 @@ export const checkReceiptPayload = (body: unknown) =>
     decided_by: isStringArray,
     decided_at: isString,
     consumed_at: isString,
+    iat: isNumericDate,
+    exp: (value) => isNumericDate(value) && value > ((body as Json).iat as number),
+    policy: (value) => isObject(value) && isString(value.name) && Number.isSafeInteger(value.version) && (value.version as number) >= 0,
+    audit_seq: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
+    audit_head: (value) => isString(value) && /^[0-9a-f]{64}$/.test(value),
+    standing_approval: (value) => value === undefined || isString(value),
+    assertions: (value) => value === undefined || (Array.isArray(value) && value.length > 0 && value.every(isReceiptAssertion)),
   });
+
+const isNumericDate = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
+const isBase64url = (value: unknown): value is string => isString(value) && /^[A-Za-z0-9_-]+$/.test(value);
+const isReceiptAssertion = (value: unknown): value is ReceiptAssertion =>
+  isObject(value) &&
+  isString(value.reviewer) &&
+  isString(value.nonce) &&
+  isBase64url(value.credential_id) &&
+  isBase64url(value.authenticator_data) &&
+  isBase64url(value.client_data_json) &&
+  isBase64url(value.signature);
 
 export function checkApprovalDecidedEvent(body: unknown): Checked<ApprovalDecidedEvent> {
   const outer = check<ApprovalDecidedEvent>(body, {
@@ -158,4 +177,56 @@ export function checkReviewNoticeEvent(body: unknown): Checked<ReviewNoticeEvent
 export function issuesOf(body: unknown): RequestIssue[] | undefined {
   if (!isObject(body) || !Array.isArray(body.issues)) return undefined;
   return body.issues.filter((issue): issue is RequestIssue => isObject(issue) && isString(issue.path) && isString(issue.message));
+}
+
+// The execution report (docs/executions.md): its answer, its callback, and the state's `execution`.
+type ExecutionRecordedBody = import("./types.js").ExecutionRecorded;
+type ApprovalExecutedBody = import("./types.js").ApprovalExecutedEvent;
+
+const isExecutionStatus = oneOf(["succeeded", "failed"]);
+const isExecutionRecord = (value: unknown) =>
+  isObject(value) && isExecutionStatus(value.status) && isString(value.result_digest) && isString(value.finished_at) && isString(value.reported_at);
+
+export const checkExecutionRecorded = (body: unknown) =>
+  check<ExecutionRecordedBody>(body, {
+    approval_id: isString,
+    status: isExecutionStatus,
+    result_digest: isString,
+    finished_at: isString,
+    reported_at: isString,
+  });
+
+/** The state answer, with its `execution` (null until reported; absent from older servers) checked too. */
+export function checkApprovalStateWithExecution(body: unknown): Checked<ApprovalState> {
+  const state = checkApprovalState(body);
+  if (!state.ok) return state;
+  const { execution } = state.value;
+  return execution === undefined || execution === null || isExecutionRecord(execution) ? state : { ok: false, field: "execution" };
+}
+
+export function checkApprovalExecutedEvent(body: unknown): Checked<ApprovalExecutedBody> {
+  const outer = check<ApprovalExecutedBody>(body, {
+    type: (value) => value === "approval.executed",
+    timestamp: isString,
+    data: isObject,
+  });
+  if (!outer.ok) return outer;
+  const inner = check<ApprovalExecutedBody["data"]>(outer.value.data, {
+    approval_id: isString,
+    run_id: isString,
+    call_id: isString,
+    tool: isString,
+    args_digest: isString,
+    status: isExecutionStatus,
+    result_digest: isString,
+    finished_at: isString,
+    // Not sent by the server so far; checked when a newer one sends it.
+    reported_at: (value) => value === undefined || isString(value),
+  });
+  return inner.ok ? outer : { ok: false, field: `data.${inner.field}` };
+}
+
+/** Either callback the service's callback URL receives, told apart by `type` (an unknown type fails on "type"). */
+export function checkCallbackEvent(body: unknown): Checked<ApprovalDecidedEvent | ApprovalExecutedBody> {
+  return isObject(body) && body.type === "approval.executed" ? checkApprovalExecutedEvent(body) : checkApprovalDecidedEvent(body);
 }

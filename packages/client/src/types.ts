@@ -173,8 +173,34 @@ export interface ReceiptPayload {
   decided_by: string[];
   decided_at: string;
   consumed_at: string;
+  /** Issued at and expires at, in seconds since the epoch: executors run nothing on an expired receipt. */
+  iat: number;
+  exp: number;
+  /** The policy that governed the request, as it was when the request arrived. */
+  policy: ReceiptPolicy;
+  /** The consume's audit event: its sequence number and hash (the chain's head right after it). */
+  audit_seq: number;
+  audit_head: string;
   /** The standing approval that decided the request as it arrived, if one did (docs/standing-approvals.md). */
   standing_approval?: string;
+  /** Under a policy that requires passkeys: each approver's WebAuthn assertion over this call (docs/passkeys.md). */
+  assertions?: ReceiptAssertion[];
+}
+
+/** A policy named by a receipt: its name and version (the audit sequence number of its last change). */
+export interface ReceiptPolicy {
+  name: string;
+  version: number;
+}
+
+/** One approver's WebAuthn assertion, as a receipt carries it (binary fields base64url). */
+export interface ReceiptAssertion {
+  reviewer: string;
+  credential_id: string;
+  nonce: string;
+  authenticator_data: string;
+  client_data_json: string;
+  signature: string;
 }
 
 /** `data` of an `approval.decided` callback (docs/api.md). */
@@ -261,3 +287,6 @@ export interface ReviewNoticeData {
   /** approval.escalated: the roles the escalation added. */
   escalated_to_roles?: string[];
 }
+
+/** What the service's callback URL receives (docs/api.md), as `verifyCallback` returns it: tell the two apart by `type`. */
+export type CallbackEvent = ApprovalDecidedEvent | ApprovalExecutedEvent;

@@ -30,6 +30,22 @@ interface Stored {
 /** How the fake answers revisions: the proposer's approval meets the quorum at once, or a mismatch is reported whatever arrives. */
 export const revisionBehaviour = { approveOnArrival: false, alwaysDiffers: false };
 
+/**
+ * How the fake answers execution reports: `dropNext` reports get their connection cut
+ * before any answer, `hangNext` get no answer at all (each counts down as it is used).
+ */
+export const resultBehaviour = { dropNext: 0, hangNext: 0 };
+
+/** One `POST /api/v1/approvals/{id}/result` the fake received, whatever it answered. */
+export interface ReceivedResult {
+  approvalId: string;
+  headers: IncomingMessage["headers"];
+  rawBody: string;
+  answered: number;
+}
+/** Every execution report the server received, in order. */
+export const results: ReceivedResult[] = [];
+
 export interface Received {
   headers: IncomingMessage["headers"];
   rawBody: Buffer;
@@ -43,13 +59,22 @@ export const received: Received[] = [];
 const hanging: ServerResponse[] = [];
 let server: Server;
 let sequence = 0;
+let auditSeq = 0; // the consume events the fake "appends"
 
 /** The running server: its URL, its receipt key, and the last consume body it read. */
-export const fake: { baseUrl: string; signingKey: CryptoKey; publicJwk: JWK; lastConsumeBody: string | undefined } = {
+export const fake: {
+  baseUrl: string;
+  signingKey: CryptoKey;
+  publicJwk: JWK;
+  lastConsumeBody: string | undefined;
+  /** Changes the next receipts' payload before it is signed (a server that signs the wrong thing). */
+  receiptChange: ((payload: ReceiptPayload) => ReceiptPayload) | undefined;
+} = {
   baseUrl: "",
   signingKey: undefined as unknown as CryptoKey,
   publicJwk: {},
   lastConsumeBody: undefined,
+  receiptChange: undefined,
 };
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -72,6 +97,15 @@ const SCRIPTED: Record<string, [number, unknown, Record<string, string>?]> = {
   "script.bare-429": [429, {}, { "retry-after": "3" }],
   "script.unknown-code": [400, { error: "something-new" }],
   "script.not-json": [415, { error: "invalid-request" }],
+  "script.recorded-without-digest": [
+    200,
+    {
+      approval_id: "script.recorded-without-digest",
+      status: "succeeded",
+      finished_at: "2026-01-01T00:00:00.000Z",
+      reported_at: "2026-01-01T00:00:01.000Z",
+    },
+  ],
 };
 
 /** Decides a request; its votes default to one per decider (a denial's reason: "not today"). */
@@ -202,7 +236,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     return send(res, 201, created);
   }
 
-  const api = /^\/api\/v1\/approvals\/([^/]+)(?:\/(consume|cancel))?$/.exec(url.pathname);
+  const api = /^\/api\/v1\/approvals\/([^/]+)(?:\/(consume|cancel|result))?$/.exec(url.pathname);
   if (api) {
     if (req.headers.authorization !== `Bearer ${TOKEN}`) return send(res, 401, { error: "unauthorized" });
     const id = decodeURIComponent(api[1] as string);
@@ -237,6 +271,35 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
       stored.state = { ...stored.state, status: "cancelled", decided_at: new Date().toISOString() };
       return send(res, 200, stored.state);
     }
+    if (req.method === "POST" && api[2] === "result") {
+      if (resultBehaviour.dropNext > 0) {
+        resultBehaviour.dropNext -= 1;
+        return req.socket.destroy();
+      }
+      if (resultBehaviour.hangNext > 0) {
+        resultBehaviour.hangNext -= 1;
+        hanging.push(res);
+        return;
+      }
+      const answered = (status: number, body: unknown) => {
+        results.push({ approvalId: id, headers: req.headers, rawBody: rawBody.toString("utf8"), answered: status });
+        return send(res, status, body);
+      };
+      const issue = resultIssue(rawBody);
+      if (issue) return answered(422, { error: "invalid-request", issues: [issue] });
+      const report = JSON.parse(rawBody.toString("utf8")) as { status: "succeeded" | "failed"; result_digest: string; finished_at: string };
+      const s = stored.state;
+      if (s.execution) return answered(409, { error: "already-reported" });
+      if (!s.consumed || s.status !== "approved") return answered(409, { error: "not-consumed" });
+      const execution = {
+        status: report.status,
+        result_digest: report.result_digest,
+        finished_at: new Date(report.finished_at).toISOString(),
+        reported_at: new Date().toISOString(),
+      };
+      stored.state = { ...s, execution };
+      return answered(200, { approval_id: id, ...execution });
+    }
     if (req.method === "POST" && api[2] === "consume") {
       fake.lastConsumeBody = rawBody.toString("utf8");
       const binding = JSON.parse(fake.lastConsumeBody);
@@ -258,8 +321,13 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
         decided_by: s.decided_by,
         decided_at: s.decided_at as string,
         consumed_at: new Date().toISOString(),
+        iat: Math.floor(Date.now() / 1000),
+        exp: Math.floor(Date.now() / 1000) + 600,
+        policy: { name: "default", version: 1 },
+        audit_seq: ++auditSeq,
+        audit_head: "a".repeat(64),
       };
-      const receipt = await signReceipt(payload);
+      const receipt = await signReceipt(fake.receiptChange ? fake.receiptChange(payload) : payload);
       return send(res, 200, {
         approval_id: s.approval_id,
         decision: s.status,
@@ -273,6 +341,30 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     }
   }
   send(res, 404, { error: "not-found" });
+}
+
+/** The first problem of an execution report's body, as the server words it, or null (docs/api.md). */
+function resultIssue(rawBody: Buffer): { path: string; message: string } | null {
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody.toString("utf8"));
+  } catch {
+    return { path: "", message: "not JSON" };
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return { path: "", message: "expected an object" };
+  const fields = body as Record<string, unknown>;
+  const extra = Object.keys(fields).find((key) => !["status", "result_digest", "finished_at"].includes(key));
+  if (extra !== undefined) return { path: "", message: "unrecognized key" };
+  if (fields.status !== "succeeded" && fields.status !== "failed") return { path: "status", message: "expected succeeded or failed" };
+  if (typeof fields.result_digest !== "string" || !/^sha256:[0-9a-f]{64}$/.test(fields.result_digest)) {
+    return { path: "result_digest", message: "expected sha256: and 64 lower-case hex digits" };
+  }
+  const finished = typeof fields.finished_at === "string" ? Date.parse(fields.finished_at) : Number.NaN;
+  if (!/(Z|[+-]\d\d:\d\d)$/.test(String(fields.finished_at)) || Number.isNaN(finished)) {
+    return { path: "finished_at", message: "expected an ISO 8601 time with an offset" };
+  }
+  if (finished > Date.now() + 5 * 60_000) return { path: "finished_at", message: "must not be more than 5 minutes in the future" };
+  return null;
 }
 
 export function signReceipt(payload: unknown, key: CryptoKey = fake.signingKey, kid = "k1"): Promise<string> {

@@ -107,6 +107,7 @@ describe("shape checks of reviews", () => {
     };
     const rawBody = Buffer.from(JSON.stringify({ type: "approval.decided", timestamp: at, data }));
     const event = verifyCallback({ secret, headers: signWebhookHeaders({ secret, body: rawBody }), rawBody });
+    if (event.type !== "approval.decided") throw new Error("expected approval.decided");
     expect(event.data.reviews).toEqual([approve, deny]);
     expect(denialReason(event.data)).toBe(deny.reason);
     expect(checkApprovalDecidedEvent({ type: "approval.decided", timestamp: at, data: { ...data, reviews: [{ ...deny, vote: 1 }] } })).toEqual({

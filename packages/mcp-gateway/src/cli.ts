@@ -4,7 +4,7 @@
  * MCP server. stdout is the MCP channel, so everything else goes to stderr,
  * and never a secret or an argument value.
  */
-import { ApprovalPort, CountersignClient } from "@countersign/client";
+import { ApprovalPort, CountersignClient, CountersignError } from "@countersign/client";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ConfigError, parseCliConfig, USAGE, wantsHelp } from "./config.js";
 import { connectDownstream } from "./downstream.js";
@@ -29,7 +29,14 @@ async function main(): Promise<void> {
     webhookSecret: countersign.webhookSecret,
     apiToken: countersign.apiToken,
   });
-  const port = new ApprovalPort(client, { timeoutMs: config.timeoutSeconds * 1000 });
+  const port = new ApprovalPort(client, {
+    timeoutMs: config.timeoutSeconds * 1000,
+    // Codes and ids only: a report's error never reaches the MCP client, and never quotes values.
+    onReportError: (error, report) => {
+      const why = error instanceof CountersignError ? error.code : error instanceof Error ? error.name : "error";
+      say(`${report.approvalId ?? "a call"}: the execution report was not recorded (${why})`);
+    },
+  });
   const downstream = await connectDownstream(config.downstream).catch((e: unknown) => {
     // The error's code (ENOENT, ECONNREFUSED…) says enough; its message may quote a URL with a token in it.
     const code = e instanceof Error && "code" in e ? ` (${String(e.code)})` : "";

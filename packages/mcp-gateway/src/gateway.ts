@@ -4,6 +4,12 @@
  * asked of Countersign first (through the ApprovalPort, which fails closed)
  * and forwarded once with exactly the approved arguments; anything short of
  * an approval comes back as a tool error and the downstream never sees it.
+ * After an approved call was forwarded, the run is reported to Countersign:
+ * succeeded when the downstream answered without isError, failed when it
+ * answered isError or the call threw, with a salted digest of the result's
+ * content (of the error's class name when it threw). The report is awaited,
+ * at most the port's `reportTimeoutMs` (5 s by default), and never changes
+ * what the MCP client gets.
  */
 import { randomUUID } from "node:crypto";
 import type { ApprovalPort, PortDecision } from "@countersign/client";
@@ -27,8 +33,8 @@ import { ToolCatalog } from "./tool-catalog.js";
 import { GATEWAY_VERSION } from "./version.js";
 
 export type GatewayOptions = {
-  /** Asks Countersign; an `ApprovalPort` from @countersign/client. */
-  port: Pick<ApprovalPort, "ask">;
+  /** Asks Countersign and reports approved runs; an `ApprovalPort` from @countersign/client. */
+  port: Pick<ApprovalPort, "ask" | "reportExecution">;
   /** A connected MCP client of the server being fronted. */
   downstream: Client;
   /** Which tool calls need approval (default: every tool not annotated readOnlyHint). */
@@ -115,8 +121,17 @@ export function createGateway(options: GatewayOptions): Server {
       return refusalResult(tool, verdict);
     }
     log(`${named}: approved (${verdict.approvalId ?? "?"}), forwarding once`);
-    // Exactly the approved (frozen, digest-bound) arguments, never the request's own object.
-    const result = await forward(tool, verdict.arguments, extra, progress);
+    let result: CallToolResult;
+    try {
+      // Exactly the approved (frozen, digest-bound) arguments, never the request's own object.
+      result = await forward(tool, verdict.arguments, extra, progress);
+    } catch (error) {
+      await port.reportExecution(verdict, { status: "failed", error, finishedAt: new Date() });
+      throw error;
+    }
+    const status = result.isError ? "failed" : "succeeded";
+    const reported = await port.reportExecution(verdict, { status, result: result.content, finishedAt: new Date() });
+    log(`${named}: ${status}${reported ? ", reported" : ", not reported"} (${verdict.approvalId ?? "?"})`);
     return { ...result, _meta: { ...result._meta, "countersign/approval_id": verdict.approvalId } };
   });
 

@@ -2,21 +2,24 @@
 // gateway, the gateway asks the live Countersign through the ApprovalPort and
 // fronts a real SDK server, spawned over stdio or served over Streamable HTTP.
 // A reviewer decides through the app's own review function. Proves: approved
-// → the tool runs once with exactly the approved arguments; denied, timed
-// out, cancelled or Countersign unreachable → an error result and the tool
-// never runs; read-only and unmarked tools pass straight through.
+// → the tool runs once with exactly the approved arguments, and the run is
+// reported (the server records succeeded or failed with the digest of the
+// result's content, or of the error's class name when the call threw);
+// denied, timed out, cancelled or Countersign unreachable → an error result,
+// the tool never runs and nothing is reported; read-only and unmarked tools
+// pass straight through.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CountersignClient } from "@countersign/client";
+import { resultDigest, type CountersignClient } from "@countersign/client";
 import { connectDownstream } from "@countersign/mcp-gateway";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { appFor } from "@/test/helpers/app";
 import { freePort } from "@/test/helpers/ports";
 import type { Invocation } from "./fixtures/downstream";
 import { startHttpDownstream } from "./fixtures/http-downstream";
-import { clientThroughGateway, countersignClient, invocationsIn, sleep, textOf, type ServiceSecrets } from "./harness";
+import { clientThroughGateway, countersignClient, invocationsIn, sleep, textOf, type Harness, type ServiceSecrets } from "./harness";
 
 const TSX = join(process.cwd(), "node_modules/tsx/dist/cli.mjs");
 const STDIO_DOWNSTREAM = join(process.cwd(), "packages/mcp-gateway/test/fixtures/stdio-downstream.ts");
@@ -45,6 +48,15 @@ describe("MCP gateway (live, sqlite)", () => {
   });
 
   const statusOf = async (approvalId: string) => (await countersign.getApproval(approvalId)).status;
+
+  /** The one report the gateway made: what the server recorded for it, and the digest the port salted. */
+  async function reportedRun(h: Harness) {
+    expect(h.reports).toHaveLength(1);
+    const { decision } = h.reports[0]!;
+    if (!decision.allowed || !decision.argsSalt) throw new Error("the report is not of an approved call");
+    const { execution } = await countersign.getApproval(decision.approvalId!);
+    return { execution, digestOf: (value: unknown) => resultDigest(value, decision.argsSalt!) };
+  }
 
   describe("downstream over stdio", () => {
     const logFile = join(mkdtempSync(join(tmpdir(), "mcp-gw-")), "downstream.jsonl");
@@ -86,6 +98,15 @@ describe("MCP gateway (live, sqlite)", () => {
       const id = h.requested[0]!;
       expect(result._meta).toMatchObject({ "countersign/approval_id": id });
       expect(await countersign.getApproval(id)).toMatchObject({ status: "approved", consumed: true, tool: "payments.refund", run_id: h.runId });
+      // Reported once, before the client got the result: succeeded, digest of the content it got.
+      const { execution, digestOf } = await reportedRun(h);
+      expect(execution).toEqual({
+        status: "succeeded",
+        result_digest: digestOf(result.content),
+        finished_at: expect.any(String),
+        reported_at: expect.any(String),
+      });
+      expect(h.logs.join("\n")).toContain(`payments.refund: succeeded, reported (${id})`);
 
       expect(progress.length).toBeGreaterThanOrEqual(2);
       expect(progress[0]!.message).toMatch(/^Waiting for approval in Countersign/);
@@ -104,7 +125,8 @@ describe("MCP gateway (live, sqlite)", () => {
       expect(textOf(result)).toBe('Countersign denied this call: wrong recipient. The tool "email.send" was not run.');
       expect(result._meta).toMatchObject({ "countersign/verdict": { code: "denied", approval_id: h.requested[0] } });
       expect(invocationsIn(logFile).filter((i) => i.tool === "email.send")).toEqual([]);
-      expect(await countersign.getApproval(h.requested[0]!)).toMatchObject({ status: "denied", decided_by: [reviewerEmail] });
+      expect(await countersign.getApproval(h.requested[0]!)).toMatchObject({ status: "denied", decided_by: [reviewerEmail], execution: null });
+      expect(h.reports).toEqual([]);
       await h.close();
     });
 
@@ -149,6 +171,29 @@ describe("MCP gateway (live, sqlite)", () => {
       expect(textOf(result), h.logs.join("\n")).toBe("refunded 12.5 on H-1");
       expect(result.isError).toBeFalsy();
       expect(invoked.filter((i) => i.args.order === "H-1")).toEqual([{ tool: "payments.refund", args }]);
+      const { execution, digestOf } = await reportedRun(h);
+      expect(execution).toMatchObject({ status: "succeeded", result_digest: digestOf(result.content) });
+      await h.close();
+    });
+
+    it.runIf(app)("approved, and the downstream answers isError: the client gets that result as it was, reported failed", async () => {
+      const h = await clientThroughGateway({ downstream, countersign, onRequest: (id) => decide(id, "approve", "ok") });
+      const result = await h.client.callTool({ name: "payments.refund", arguments: { order: "E-1", amount: -5 } });
+      await h.settled();
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe("cannot refund -5 on E-1");
+      expect(result._meta).toMatchObject({ "countersign/approval_id": h.requested[0] });
+      const { execution, digestOf } = await reportedRun(h);
+      expect(execution).toMatchObject({ status: "failed", result_digest: digestOf(result.content) });
+      await h.close();
+    });
+
+    it.runIf(app)("approved, and the forwarded call throws (the downstream took too long): reported failed with the error's class name", async () => {
+      const h = await clientThroughGateway({ downstream, countersign, toolTimeoutMs: 300, onRequest: (id) => decide(id, "approve", "ok") });
+      await expect(h.client.callTool({ name: "payments.refund", arguments: { order: "S-1", amount: 0 } })).rejects.toThrow(/timed out/i);
+      await h.settled();
+      const { execution, digestOf } = await reportedRun(h);
+      expect(execution).toMatchObject({ status: "failed", result_digest: digestOf({ error: "McpError" }) });
       await h.close();
     });
 

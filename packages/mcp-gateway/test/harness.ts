@@ -3,7 +3,7 @@
 // Countersign through a real ApprovalPort and forwards to a real downstream.
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { ApprovalPort, CountersignClient } from "@countersign/client";
+import { ApprovalPort, CountersignClient, type ExecutionOutcome, type ExecutionRecorded, type PortDecision } from "@countersign/client";
 import { createGateway, type Marks } from "@countersign/mcp-gateway";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -22,7 +22,11 @@ type Options = {
   /** Called with each new request's id, the moment the port has sent it. */
   onRequest?: (approvalId: string) => Promise<void> | void;
   timeoutMs?: number;
+  toolTimeoutMs?: number;
 };
+
+/** One execution report the gateway made through its port, with what the server recorded (undefined: not recorded). */
+export type Reported = { decision: PortDecision; outcome: ExecutionOutcome; recorded: ExecutionRecorded | undefined };
 
 export type Harness = {
   client: Client;
@@ -31,6 +35,8 @@ export type Harness = {
   requested: string[];
   /** Gateway log lines. */
   logs: string[];
+  /** Execution reports the gateway made, in order. */
+  reports: Reported[];
   /** Resolves when every onRequest has finished (and rethrows its error). */
   settled: () => Promise<void>;
   close: () => Promise<void>;
@@ -47,10 +53,26 @@ export async function clientThroughGateway(o: Options): Promise<Harness> {
       if (o.onRequest) pending.push(Promise.resolve(o.onRequest(created.approval_id)));
     },
   });
+  // Seen from outside: the decision (its salt included), the outcome and the server's answer.
+  const reports: Reported[] = [];
+  const report = port.reportExecution.bind(port);
+  port.reportExecution = async (decision, outcome) => {
+    const recorded = await report(decision, outcome);
+    reports.push({ decision, outcome, recorded });
+    return recorded;
+  };
   // A UUID, as the gateway's own default: Countersign refuses ids that look like a secret
   // (a run of digits can pass for a card number).
   const runId = `mcp-${randomUUID()}`;
-  const gateway = createGateway({ port, downstream: o.downstream, marks: o.marks, runId, progressIntervalMs: 250, log: (l) => logs.push(l) });
+  const gateway = createGateway({
+    port,
+    downstream: o.downstream,
+    marks: o.marks,
+    runId,
+    progressIntervalMs: 250,
+    log: (l) => logs.push(l),
+    ...(o.toolTimeoutMs !== undefined ? { toolTimeoutMs: o.toolTimeoutMs } : {}),
+  });
   const [gatewaySide, clientSide] = InMemoryTransport.createLinkedPair();
   await gateway.connect(gatewaySide);
   const client = new Client({ name: "test-agent", version: "1.0.0" });
@@ -60,6 +82,7 @@ export async function clientThroughGateway(o: Options): Promise<Harness> {
     runId,
     requested,
     logs,
+    reports,
     settled: async () => void (await Promise.all(pending)),
     close: async () => {
       await client.close();

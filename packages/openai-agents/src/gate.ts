@@ -1,9 +1,10 @@
 /**
  * The one place a tool call meets Countersign: ask the ApprovalPort for this
  * call and return either the approved arguments or the denial for the model.
- * Never throws; every doubt is a denial.
+ * Never throws; every doubt is a denial. After an approved body ran,
+ * `runAndReport` reports the run.
  */
-import { ApprovalPort, type CountersignClient, type Effects, type PortDecision } from "@countersign/client";
+import { ApprovalPort, type ApprovedPortDecision, type CountersignClient, type Effects, type PortDecision } from "@countersign/client";
 import type { RunContext } from "@openai/agents";
 import { approvalDenied, type ApprovalDenied } from "@countersign/client";
 
@@ -39,7 +40,8 @@ export interface WithApprovalOptions<Context = unknown, Input = Record<string, u
   onDecision?: (decision: PortDecision, call: { runId: string; callId: string }) => void;
 }
 
-export type GateResult = { allowed: true; arguments: Readonly<Record<string, unknown>> } | { allowed: false; denial: ApprovalDenied };
+export type GateResult =
+  { allowed: true; arguments: Readonly<Record<string, unknown>>; decision: ApprovedPortDecision } | { allowed: false; denial: ApprovalDenied };
 
 export function portFrom(options: Pick<WithApprovalOptions<never, never>, "port" | "client" | "timeoutMs">): ApprovalPort {
   if (options.port) return options.port;
@@ -104,5 +106,24 @@ export async function askCountersign<Context>(
   // consumed: its result would be thrown away, so do not act on it.
   if (signal?.aborted)
     return deny(approvalDenied({ code: "aborted", reason: "the tool call was cancelled before it could run", approvalId: verdict.approvalId }));
-  return { allowed: true, arguments: verdict.arguments };
+  return { allowed: true, arguments: verdict.arguments, decision: verdict };
+}
+
+/**
+ * Runs an approved body, then reports the run to Countersign: succeeded with a salted
+ * digest of what it returned, or failed with the digest of the error's class name, the
+ * error then rethrown as it was. The report is awaited, at most the port's
+ * `reportTimeoutMs` (5 s by default); it never changes the result, and its failures go
+ * to the port's `onReportError`.
+ */
+export async function runAndReport<T>(port: ApprovalPort, decision: ApprovedPortDecision, body: () => T | PromiseLike<T>): Promise<Awaited<T>> {
+  let result: Awaited<T>;
+  try {
+    result = await body();
+  } catch (error) {
+    await port.reportExecution(decision, { status: "failed", error, finishedAt: new Date() });
+    throw error;
+  }
+  await port.reportExecution(decision, { status: "succeeded", result, finishedAt: new Date() });
+  return result;
 }

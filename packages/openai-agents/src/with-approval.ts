@@ -14,6 +14,13 @@
  * Either way the body is reachable only through the gate, which the SDK's
  * runner enters with `details.toolCall.callId`, the model's tool call id.
  *
+ * After the body ran, the run is reported to Countersign (`runAndReport`):
+ * succeeded with a digest of its result, failed when it threw. In the second
+ * form the SDK's `tool()` usually turns a thrown error into text for the model
+ * (its `errorFunction`) inside the original `invoke`, so such a failure is
+ * reported as succeeded, with the digest of that text; a tool built with
+ * `errorFunction: null` throws, and is reported as failed.
+ *
  * Why not the SDK's own `needsApproval` (interruptions + `state.approve`)?
  * There the approval is a flag in the run state: whoever resumes the state
  * decides, and the tool then runs with the arguments held in that state, not
@@ -31,7 +38,7 @@ import {
   type UnknownContext,
 } from "@openai/agents";
 import type { ApprovalDenied } from "@countersign/client";
-import { askCountersign, portFrom, type WithApprovalOptions } from "./gate.js";
+import { askCountersign, portFrom, runAndReport, type WithApprovalOptions } from "./gate.js";
 
 /** What the runner hands a tool call besides its input (`details.toolCall.callId`, `details.signal`). */
 type InvokeDetails = Parameters<FunctionTool["invoke"]>[2];
@@ -78,7 +85,7 @@ function gateExecute(toolOptions: ToolOptions<ToolInputParameters, unknown>, opt
     });
     if (!gate.allowed) return gate.denial;
     // Exactly the consumed arguments (a frozen copy), once.
-    return execute(gate.arguments, context, details);
+    return runAndReport(port, gate.decision, () => execute(gate.arguments, context, details));
   };
   // tool() names an unnamed tool after its execute function: keep the caller's function name.
   const built = sdkTool({ ...toolOptions, name: toolOptions.name ?? execute.name, execute: gatedExecute } as ToolOptions<
@@ -108,7 +115,7 @@ function gateInvoke(tool: FunctionTool<unknown, ToolInputParameters, unknown>, o
     });
     if (!gate.allowed) return gate.denial;
     // Exactly the consumed arguments, through the tool's own schema, once.
-    return originalInvoke(runContext, JSON.stringify(gate.arguments), details);
+    return runAndReport(port, gate.decision, () => originalInvoke(runContext, JSON.stringify(gate.arguments), details));
   };
   // Same descriptors (symbol-keyed SDK metadata included), only invoke replaced.
   const gated = Object.defineProperties({}, Object.getOwnPropertyDescriptors(tool)) as Gated<unknown, ToolInputParameters, unknown>;

@@ -15,7 +15,7 @@ vi.hoisted(() => {
 import { Agent, run, tool } from "@openai/agents";
 import { ScriptedModel, assistantMessage, functionCall, modelResponder } from "@openai/agents/testing";
 import { z } from "zod";
-import { ApprovalPort, CountersignClient, argsDigest, type RequestedApproval } from "@countersign/client";
+import { ApprovalPort, CountersignClient, argsDigest, resultDigest, type RequestedApproval } from "@countersign/client";
 import { isApprovalDenied, withApproval } from "@countersign/openai-agents";
 import { appFor } from "../../../test/helpers/app";
 import { freePort } from "../../../test/helpers/ports";
@@ -109,6 +109,11 @@ describe("OpenAI Agents SDK wrapper (live, sqlite)", () => {
       const state = await client.getApproval(asked[0]!.approval_id);
       expect(state).toMatchObject({ status: "approved", consumed: true, run_id: runId, call_id: "call_approve", tool: "payments.refund" });
       expect(argsDigest(approved.executed[0] as Record<string, unknown>, asked[0]!.args_salt)).toBe(state.args_digest);
+      // The run was reported: succeeded, with the salted digest of what the body returned.
+      expect(state.execution).toMatchObject({
+        status: "succeeded",
+        result_digest: resultDigest({ refunded: 42, orderId: "o-1" }, asked[0]!.args_salt),
+      });
 
       // The same call id again after consumption: replayed, the body does not run.
       const replayAsked: RequestedApproval[] = [];
