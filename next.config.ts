@@ -4,8 +4,9 @@ const config: NextConfig = {
   // A separate build directory lets a test run or benchmark build without
   // disturbing a server that is serving the default one.
   distDir: process.env.NEXT_DIST_DIR ?? ".next",
-  // Native module: loaded by Node at run time, never bundled.
-  serverExternalPackages: ["better-sqlite3", "pg", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg"],
+  // Native module: loaded by Node at run time, never bundled. prom-client too: one
+  // copy per process, whose process metrics (GC, event loop) are set up once.
+  serverExternalPackages: ["better-sqlite3", "pg", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "prom-client"],
   poweredByHeader: false,
   // Security headers on every response (pages also get a nonce-based CSP from proxy.ts).
   async headers() {

@@ -16,6 +16,8 @@ import { flushRefusalTallies } from "./audit/refusal-tallies";
 import { errorFields, log } from "./log";
 import { beginShutdown } from "./shutdown";
 import { queueSlackUpdates } from "./slack/sync-posts";
+import { releaseMetricsLease } from "./metrics/lease";
+import { enableProcessMetrics } from "./metrics/registry";
 
 const TICK_MS = 1000;
 /** A tick keeps working through due notifications while there are more, up to this long. */
@@ -122,6 +124,8 @@ export function startBackgroundWork(): void {
   if (g.countersignBackground) return;
   const state: State = { running: false, stopping: false, ticks: 0, again: false, routineAt: 0 };
   g.countersignBackground = state;
+  // GET /api/metrics: the process metrics count from the instance's start.
+  enableProcessMetrics();
   state.timer = setInterval(() => void tick(state), TICK_MS);
   state.timer.unref();
   // Next's own SIGTERM handler stops accepting connections, waits for the
@@ -143,6 +147,8 @@ export async function stopBackgroundWork(): Promise<void> {
   while (state.running) await new Promise((r) => setTimeout(r, 50));
   await releaseLeases().catch(() => undefined);
   await releaseNotificationLeases().catch(() => undefined);
+  // Another instance exposes the database-wide metrics from its next scrape on.
+  await releaseMetricsLease().catch(() => undefined);
   // Closes the kept-open SMTP connections; a pass still sending has ended above.
   stopSendThread();
   // Best effort: whatever is not flushed stays in refusal_tallies, and any

@@ -114,6 +114,13 @@ const envSchema = z
     SLACK_API_URL: z.url().default("https://slack.com/api/"),
     // Bench-only routes (app/api/bench/*) answer 404 unless set. Never set in production.
     COUNTERSIGN_BENCH: flag,
+    // Bearer token of GET /api/metrics (lib/metrics, docs/operations.md); unset: metrics are off (404).
+    METRICS_TOKEN: z
+      .string()
+      .min(32, "METRICS_TOKEN must be at least 32 characters (e.g. `openssl rand -hex 32`)")
+      .max(512, "METRICS_TOKEN must be at most 512 characters")
+      .regex(/^[A-Za-z0-9._~+/=-]+$/, "METRICS_TOKEN may hold only letters, digits and . _ ~ + / = - (a bearer token)")
+      .optional(),
   })
   .refine((e) => !e.AUTH_OIDC_ISSUER || (e.AUTH_OIDC_ID && e.AUTH_OIDC_SECRET), {
     message: "AUTH_OIDC_ISSUER needs AUTH_OIDC_ID and AUTH_OIDC_SECRET",

@@ -1,6 +1,7 @@
 // Integration tests talk to the real app over real HTTP: one instance on a
 // fresh SQLite file, and one on a fresh PostgreSQL database when PG_TEST_URL
 // is set. Tests learn where they are through inject("apps").
+import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
 import { generateSecrets } from "../lib/local-secrets";
 import { freshDatabaseUrl, providers, type Provider } from "./helpers/databases";
@@ -18,6 +19,8 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   const secrets = generateSecrets();
+  // GET /api/metrics is on in the test apps (test/metrics reads it with this token).
+  const metricsToken = randomBytes(32).toString("hex");
   const started: Array<{ server: AppServer; drop: () => Promise<void> }> = [];
   const apps: AppUnderTest[] = [];
   for (const provider of providers()) {
@@ -29,6 +32,7 @@ export default async function setup(project: TestProject) {
       AUTH_CREDENTIALS: "1",
       LOG_LEVEL: "warn",
       CALLBACK_RETRY_BASE_MS: "300",
+      METRICS_TOKEN: metricsToken,
     };
     const server = await startAppServer({ port: await freePort(), env });
     const second = provider === "postgresql" ? await startAppServer({ port: await freePort(), env }) : null;
@@ -38,7 +42,7 @@ export default async function setup(project: TestProject) {
       provider,
       baseUrl: server.baseUrl,
       secondBaseUrl: second?.baseUrl ?? null,
-      env: { ...secrets, DATABASE_URL: db.url, APP_URL: server.baseUrl },
+      env: { ...secrets, DATABASE_URL: db.url, APP_URL: server.baseUrl, METRICS_TOKEN: metricsToken },
     });
   }
   project.provide("apps", apps);

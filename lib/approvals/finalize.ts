@@ -1,10 +1,13 @@
 // The one way a pending request reaches a decision: a conditional update that
 // only a still-pending row passes (so two racers cannot both decide), then
 // its audit event, its callback outbox row and its change notice, all in the
-// caller's transaction.
+// caller's transaction; and, once that transaction committed, the decision
+// counted in this instance's metrics (lib/metrics).
 import "server-only";
 import type { Tx } from "../db/client";
-import { sqlOf, type Sql } from "../db/sql";
+import { afterCommit } from "../db/after-commit";
+import { asDate, sqlOf, type Sql } from "../db/sql";
+import { countDecision } from "../metrics/count";
 import { appendAuditEvent } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 import { enqueueCallback } from "../callbacks/enqueue-callback";
@@ -28,13 +31,16 @@ export async function finalizeApproval(
   opts: { decidedBy: string[]; decidedAt: Date; actor: Actor; reason?: string | null; requireExpired?: boolean },
 ): Promise<boolean> {
   const sql = sqlOf(tx);
-  const [a] = await sql.all<{ service_id: string; run_id: string; call_id: string; tool: string; args_digest: string }>(
+  const [a] = await sql.all<{ service_id: string; run_id: string; call_id: string; tool: string; args_digest: string; created_at: unknown }>(
     `UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?
      WHERE id = ? AND status = 'pending'${opts.requireExpired ? " AND expires_at <= ?" : ""}
-     RETURNING service_id, run_id, call_id, tool, args_digest`,
+     RETURNING service_id, run_id, call_id, tool, args_digest, created_at`,
     [decision, opts.decidedAt, JSON.stringify(opts.decidedBy), approvalId, ...(opts.requireExpired ? [opts.decidedAt] : [])],
   );
   if (!a) return false;
+  // Every decision path comes through here: counted once, by this instance, only if the transaction commits.
+  const seconds = (opts.decidedAt.getTime() - asDate(a.created_at).getTime()) / 1000;
+  afterCommit(() => countDecision(decision, seconds));
   await enqueueCallback(sql, {
     approvalId,
     serviceId: a.service_id,

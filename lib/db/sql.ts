@@ -22,6 +22,7 @@ import { createHash } from "node:crypto";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { env } from "../env";
+import { withAfterCommit } from "./after-commit";
 import type { Tx } from "./client";
 import { db } from "./client";
 import { transactionScope, type SerializedSqliteAdapterFactory } from "./sqlite-adapter";
@@ -173,9 +174,14 @@ export function direct(): Sql {
 /**
  * Runs fn in one transaction on the driver: BEGIN IMMEDIATE on SQLite (the
  * write lock up front, like inTransaction), READ COMMITTED on PostgreSQL.
- * Commits when fn resolves, rolls back when it throws.
+ * Commits when fn resolves, rolls back when it throws. What fn queues with
+ * afterCommit() (after-commit.ts) runs once it committed.
  */
-export async function directTransaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+export function directTransaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  return withAfterCommit(() => driverTransaction(fn));
+}
+
+async function driverTransaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
   assertNotInTransaction();
   const driver = driverOf(db());
   if (driver.kind === "sqlite") {

@@ -1,0 +1,3 @@
+import { metricsSuite } from "./metrics.suite";
+
+metricsSuite("postgresql");
