@@ -56,7 +56,11 @@ export async function syncPolicyFile(file: PolicyFile): Promise<SyncResult> {
     });
     const { result, writes, deletes } = await plan(tx, desired);
     for (const { p, row } of writes) {
-      const event = await appendAuditEvent(tx, { type: "policy.changed", actor: "system", data: auditDataOf(p, row ? "replaced" : "created", SOURCE) });
+      const event = await appendAuditEvent(tx, {
+        type: "policy.changed",
+        actor: "system",
+        data: auditDataOf(p, row ? "replaced" : "created", SOURCE),
+      });
       await writePolicyRow(tx, p, row, event.seq);
     }
     for (const row of deletes) {

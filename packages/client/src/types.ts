@@ -175,6 +175,23 @@ export interface ReceiptPayload {
   consumed_at: string;
   /** The standing approval that decided the request as it arrived, if one did (docs/standing-approvals.md). */
   standing_approval?: string;
+  /**
+   * Present only when the request's policy required passkeys (docs/passkeys.md):
+   * each approving vote's WebAuthn assertion, in the order of `decided_by`.
+   */
+  assertions?: ReceiptAssertion[];
+}
+
+/** One approving vote's WebAuthn assertion in a receipt (docs/passkeys.md); binary fields are unpadded base64url. */
+export interface ReceiptAssertion {
+  reviewer: string;
+  credential_id: string;
+  nonce: string;
+  authenticator_data: string;
+  client_data_json: string;
+  signature: string;
+  /** The vote's reason ("" when none): part of the signed challenge, so it travels with the assertion. */
+  reason: string;
 }
 
 /** `data` of an `approval.decided` callback (docs/api.md). */
