@@ -161,3 +161,13 @@ export async function verifyVoteAssertion(
     signature: vote.response.response.signature,
   };
 }
+
+/**
+ * Forgets challenges and nonces that expired a day ago (background work). A
+ * forgotten nonce is refused like an unknown one, and a vote's nonce also
+ * stays in vote_assertions (unique), so nothing can be replayed after.
+ */
+export async function pruneWebauthnChallenges(olderThanMs = 86_400_000): Promise<number> {
+  const { count } = await db().webauthnChallenge.deleteMany({ where: { expiresAt: { lt: new Date(Date.now() - olderThanMs) } } });
+  return count;
+}

@@ -273,6 +273,17 @@ export function passkeySuite(provider: Provider) {
       expect(uses.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     });
 
+    it("forgets nonces a day after they expired; a forgotten nonce is refused", async () => {
+      const { pruneWebauthnChallenges } = await import("@/lib/passkeys/vote-passkey");
+      const a = await f.makeApproval(svc, { tool });
+      const vote = { approvalId: a.approval_id, decision: "approve" as const };
+      const signed = await signedVote(ana, anaKey, vote);
+      await db.webauthnChallenge.update({ where: { nonce: signed.nonce }, data: { expiresAt: new Date(Date.now() - 2 * 86_400_000) } });
+      expect(await pruneWebauthnChallenges()).toBeGreaterThanOrEqual(1);
+      expect(await db.webauthnChallenge.count({ where: { nonce: signed.nonce } })).toBe(0);
+      expect(await refusal(lib.recordReview(ana.id, { ...vote, passkey: signed }))).toBe("passkey-invalid");
+    });
+
     it("votes through the console route (same origin only), and the receipt's assertions verify offline, in order, and fail after one changed byte", async () => {
       const a = await f.makeApproval(svc, { tool });
       // Ana through the route, as the decision page does.
