@@ -210,6 +210,51 @@ export function passkeySuite(provider: Provider) {
       expect(await db.review.count({ where: { approvalId: a.approval_id } })).toBe(0);
     });
 
+    it("never approves nor applies a standing approval made before its policy came to require passkeys", async () => {
+      const standing = await import("@/lib/standing/standing-approvals");
+      const role = `pkst${randomBytes(3).toString("hex")}`;
+      const stTool = `pkst${randomBytes(3).toString("hex")}.pay`;
+      const { addUser } = await import("@/lib/users/add-user");
+      const [p1, p2] = [
+        await addUser({ email: `pk-st1-${f.uid()}@example.com`, roles: [role] }, "cli"),
+        await addUser({ email: `pk-st2-${f.uid()}@example.com`, roles: [role] }, "cli"),
+      ];
+      const twoName = `pk-st2-${f.uid()}`;
+      const oneName = `pk-st1-${f.uid()}`;
+      await lib.setPolicy({ name: twoName, tool: stTool, service: svc.slug, roles: [role], quorum: 2, ttl: 3600, standing_max_ttl: 3600 }, "cli");
+      const first = await f.makeApproval(svc, { tool: stTool });
+      const pins = [{ path: "/amount", op: "eq" as const }];
+      const proposed = await standing.proposeStanding(p1.id, {
+        approvalId: first.approval_id,
+        pins,
+        expiresInSeconds: 1800,
+        maxUses: null,
+        reason: "routine",
+      });
+      expect(proposed.status).toBe("proposed");
+      // An active one under a quorum-1 policy for another tool of the same service.
+      const oneTool = `${stTool}.solo`;
+      await lib.setPolicy({ name: oneName, tool: oneTool, service: svc.slug, roles: [role], quorum: 1, ttl: 3600, standing_max_ttl: 3600 }, "cli");
+      const firstSolo = await f.makeApproval(svc, { tool: oneTool });
+      const active = await standing.proposeStanding(p1.id, {
+        approvalId: firstSolo.approval_id,
+        pins,
+        expiresInSeconds: 1800,
+        maxUses: null,
+        reason: "routine",
+      });
+      expect(active.status).toBe("active");
+      expect((await f.makeApproval(svc, { tool: oneTool })).status).toBe("approved");
+
+      // Both policies come to require passkeys (their rows as an older definition left them, standing_max_ttl included).
+      await db.policy.updateMany({ where: { name: { in: [twoName, oneName] } }, data: { requirePasskey: true } });
+      const refused = await standing.approveStanding(p2.id, proposed.id).catch((e: Error & { code: string }) => e);
+      expect(refused).toMatchObject({ code: "forbidden", message: expect.stringContaining("requires a passkey") });
+      const next = await f.makeApproval(svc, { tool: oneTool });
+      expect(next.status).toBe("pending");
+      expect((await db.approval.findUniqueOrThrow({ where: { id: next.approval_id } })).standingApprovalId).toBeNull();
+    });
+
     it("refuses an assertion over another digest, another reviewer's credential, and a replayed or foreign nonce", async () => {
       const a = await f.makeApproval(svc, { tool });
       const vote = { approvalId: a.approval_id, decision: "approve" as const, reason: "checked the invoice" };
