@@ -14,6 +14,8 @@ import type { Outcome } from "@/lib/reviews/outcome";
 type Props = {
   approvalId: string;
   destructive: boolean;
+  /** Votes need the reviewer's passkey (docs/passkeys.md). */
+  requirePasskey: boolean;
   canReview: boolean;
   /** Why there is no form (pending, not the viewer's to decide), or null. */
   whyNot: string | null;
@@ -40,7 +42,7 @@ const MAX_DELAY_MS = 2 ** 31 - 1;
 const EXPIRY_REFRESH_MARGIN_MS = 1000;
 
 export function DecisionPanel(props: Props) {
-  const { approvalId, destructive, canReview, whyNot, outcome, expiresAt, nextHref, submitReview } = props;
+  const { approvalId, destructive, requirePasskey, canReview, whyNot, outcome, expiresAt, nextHref, submitReview } = props;
   const router = useRouter();
   const [state, action, pending] = useActionState<ReviewFormState, FormData>(submitReview, null);
   const [expired, setExpired] = useState(false);
@@ -91,7 +93,17 @@ export function DecisionPanel(props: Props) {
     );
   }
   if (showForm) {
-    return <ReviewForm approvalId={approvalId} destructive={destructive} action={action} pending={pending} state={state} expired={expired} />;
+    return (
+      <ReviewForm
+        approvalId={approvalId}
+        destructive={destructive}
+        requirePasskey={requirePasskey}
+        action={action}
+        pending={pending}
+        state={state}
+        expired={expired}
+      />
+    );
   }
   return (
     <p className="text-sm text-slate-700" data-testid="why-not">

@@ -6,6 +6,8 @@
 // buttons, so nothing moves between the two presses. Below lg the form is a
 // bar fixed to the bottom of the viewport, so it is never scrolled away.
 import { useState } from "react";
+import { useRouter } from "next/navigation";
+import { passkeyVote } from "@/components/passkey-vote";
 
 /** What the review action answers (app/approvals/[id]/actions.ts, passed in by the page). */
 export type ReviewFormState = { ok: boolean; message: string; status?: string; next?: string } | null;
@@ -15,6 +17,8 @@ type Intent = "approve" | "approve-next";
 type Props = {
   approvalId: string;
   destructive: boolean;
+  /** Votes need the reviewer's passkey: the form signs the vote with it and sends it to the passkey routes (docs/passkeys.md). */
+  requirePasskey?: boolean;
   /** The form action from useActionState (components/decision-panel.tsx). */
   action: (formData: FormData) => void;
   pending: boolean;
@@ -25,11 +29,13 @@ type Props = {
 
 const BUTTON = "h-11 whitespace-nowrap rounded px-2 font-medium text-white disabled:opacity-50";
 
-export function ReviewForm({ approvalId, destructive, action, pending, state, expired }: Props) {
+export function ReviewForm({ approvalId, destructive, requirePasskey = false, action, pending, state, expired }: Props) {
+  const router = useRouter();
   const [reason, setReason] = useState("");
   const [clientError, setClientError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<Intent | null>(null);
-  const disabled = pending || expired;
+  const [signing, setSigning] = useState(false);
+  const disabled = pending || expired || signing;
 
   const line = expired
     ? "This request has expired; it can no longer be decided."
@@ -65,9 +71,26 @@ export function ReviewForm({ approvalId, destructive, action, pending, state, ex
           return;
         }
         setClientError(null);
+        if (requirePasskey && decision) {
+          // The vote is signed with the reviewer's passkey and sent to the passkey routes, not the form action.
+          e.preventDefault();
+          setSigning(true);
+          void passkeyVote(approvalId, decision === "deny" ? "deny" : "approve", reason).then((r) => {
+            setSigning(false);
+            setConfirming(null);
+            if (!r.ok) return setClientError(r.message);
+            if (decision === "approve-next" && r.next) router.push(r.next);
+            else router.refresh();
+          });
+        }
       }}
     >
       <input type="hidden" name="approvalId" value={approvalId} />
+      {requirePasskey && (
+        <p className="text-sm text-slate-700" data-testid="passkey-note">
+          {signing ? "Waiting for your passkey…" : "This request's policy requires your passkey: your browser asks for it when you vote."}
+        </p>
+      )}
       <label className="flex flex-col gap-1 text-sm font-medium">
         Reason
         <textarea

@@ -12,6 +12,7 @@ import { deliverDueNotifications, releaseNotificationLeases } from "./notificati
 import { stopSendThread } from "./notifications/send-thread";
 import { NOTIFY_MESSAGE_BATCH, NOTIFY_TRIGGER_BATCH } from "./notifications/batch";
 import { pruneRateLimits } from "./rate-limit";
+import { pruneWebauthnChallenges } from "./passkeys/vote-passkey";
 import { flushRefusalTallies } from "./audit/refusal-tallies";
 import { errorFields, log } from "./log";
 import { beginShutdown } from "./shutdown";
@@ -51,6 +52,7 @@ async function tick(state: State, nudged = false): Promise<void> {
       // Refusal counts of minutes that are over become audit events.
       if (state.ticks % 10 === 0) await flushRefusalTallies();
       if (state.ticks % 600 === 0) await pruneRateLimits(db());
+      if (state.ticks % 600 === 300) await pruneWebauthnChallenges();
     }
   } catch (e) {
     log.warn("background tick failed", errorFields(e));

@@ -13,6 +13,9 @@ export const ERROR_STATUS = {
   forbidden: 403,
   "not-eligible": 403,
   "self-review": 403,
+  // A policy with require_passkey (docs/passkeys.md): the vote carries no assertion, or one that does not verify.
+  "passkey-required": 403,
+  "passkey-invalid": 403,
   "not-found": 404,
   "call-reused": 409,
   "already-consumed": 409,

@@ -22,6 +22,7 @@ function base32(bytes: Uint8Array): string {
 
 export type IdPrefix =
   | "apr"
+  | "pk"
   | "usr"
   | "svc"
   | "rev"

@@ -7,6 +7,7 @@ import { runAction, type ActionState, type ActionWording } from "@/lib/auth/guar
 import { updatePreferences } from "@/lib/notifications/preferences";
 import { removePushSubscription, removePushSubscriptionByEndpoint, savePushSubscription } from "@/lib/notifications/push-subscriptions";
 import { queueTestMessage } from "@/lib/notifications/test-message";
+import { passkeyRegistrationOptions, registerPasskey, removePasskey, renamePasskey } from "@/lib/passkeys/manage-passkeys";
 
 const WORDING: ActionWording = {
   refused: "Refused.",
@@ -62,5 +63,37 @@ export async function sendTestMessageAction(_prev: ActionState, _fd: FormData): 
       };
     if (r.reason === "rate-limited") return { ok: false, message: `Too many test messages: try again in ${Math.ceil(r.retryAfter / 60)} min.` };
     return { ok: false, message: "Nothing to send: turn on a channel above (and, for push, turn notifications on in a browser)." };
+  });
+}
+
+// ---- passkeys (docs/passkeys.md) ----
+
+/** Step one of adding a passkey: the WebAuthn creation options, with a single-use challenge stored for this user. */
+export async function passkeyOptionsAction(): Promise<(ActionState & { options?: unknown }) | { ok: false; message: string }> {
+  return runAction("queue:view", SETTINGS, async (user) => {
+    const options = await passkeyRegistrationOptions(user.id);
+    return { ok: true, message: "", options };
+  });
+}
+
+/** Step two: the browser's answer and the name the reviewer gave it. */
+export async function registerPasskeyAction(response: unknown, name: unknown): Promise<ActionState> {
+  return runAction("queue:view", SETTINGS, async (user) => {
+    const p = await registerPasskey(user.id, { response, name });
+    return { ok: true, message: `Passkey "${p.name}" added.` };
+  });
+}
+
+export async function renamePasskeyAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAction("queue:view", SETTINGS, async (user) => {
+    await renamePasskey(user.id, { id: fd.get("id"), name: fd.get("name") });
+    return { ok: true, message: "Renamed." };
+  });
+}
+
+export async function removePasskeyAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAction("queue:view", SETTINGS, async (user) => {
+    await removePasskey(user.id, fd.get("id"));
+    return { ok: true, message: "Passkey removed." };
   });
 }

@@ -8,7 +8,19 @@ import { slackChannel } from "@/lib/slack/slack-client";
 import { LocalTime } from "@/components/time";
 import { ActionForm } from "../admin/_components/action-form";
 import { AdminPage, Section } from "../admin/_components/admin-page";
-import { removeSubscriptionAction, savePreferencesAction, sendTestMessageAction, subscribeBrowserAction, unsubscribeBrowserAction } from "./actions";
+import {
+  passkeyOptionsAction,
+  registerPasskeyAction,
+  removePasskeyAction,
+  removeSubscriptionAction,
+  renamePasskeyAction,
+  savePreferencesAction,
+  sendTestMessageAction,
+  subscribeBrowserAction,
+  unsubscribeBrowserAction,
+} from "./actions";
+import { PasskeyRegister } from "./passkey-register";
+import { listOwnPasskeys } from "@/lib/passkeys/manage-passkeys";
 import { PushBrowser } from "./push-browser";
 
 export const metadata: Metadata = { title: "Settings" };
@@ -22,7 +34,7 @@ const EMAIL_WORDS = {
 
 export default async function SettingsPage() {
   const user = await requireUserPage();
-  const [prefs, browsers] = await Promise.all([getPreferences(user.id), listPushSubscriptions(user.id)]);
+  const [prefs, browsers, passkeys] = await Promise.all([getPreferences(user.id), listPushSubscriptions(user.id), listOwnPasskeys(user.id)]);
   const key = vapidPublicKey();
   const checkbox = "h-5 w-5 rounded border-slate-300";
 
@@ -94,6 +106,47 @@ export default async function SettingsPage() {
             ))}
           </ul>
         )}
+      </Section>
+
+      <Section title={`Passkeys (${passkeys.length})`} id="passkeys-h">
+        <p className="mb-3 text-sm text-slate-600">
+          Some policies accept a vote only when it is signed with your passkey. Add one here, in each browser or device you review from.
+        </p>
+        {passkeys.length > 0 && (
+          <ul className="mb-4 flex flex-col gap-3" aria-label="Your passkeys">
+            {passkeys.map((p) => (
+              <li key={p.id} className="flex flex-col gap-2 rounded border border-slate-200 p-3" data-testid="passkey">
+                <p className="break-words text-sm font-medium">{p.name}</p>
+                <p className="text-xs text-slate-600">
+                  Added <LocalTime at={p.createdAt.toISOString()} />
+                  {p.lastUsedAt && (
+                    <>
+                      {" "}
+                      · last vote <LocalTime at={p.lastUsedAt.toISOString()} />
+                    </>
+                  )}
+                </p>
+                <ActionForm action={renamePasskeyAction} submitLabel="Rename" submitName={`Rename ${p.name}`}>
+                  <input type="hidden" name="id" value={p.id} />
+                  <label className="flex flex-col gap-1 text-sm">
+                    New name
+                    <input
+                      name="name"
+                      defaultValue={p.name}
+                      maxLength={100}
+                      required
+                      className="rounded border border-slate-300 px-3 py-2 text-base"
+                    />
+                  </label>
+                </ActionForm>
+                <ActionForm action={removePasskeyAction} submitLabel="Remove" submitName={`Remove ${p.name}`}>
+                  <input type="hidden" name="id" value={p.id} />
+                </ActionForm>
+              </li>
+            ))}
+          </ul>
+        )}
+        <PasskeyRegister options={passkeyOptionsAction} register={registerPasskeyAction} />
       </Section>
 
       <Section title="Test" id="test-h">

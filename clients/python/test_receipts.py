@@ -202,6 +202,7 @@ ASSERTION = {
     "reviewer": "bo@example.com",
     "credential_id": "Y3JlZC0x",
     "nonce": "n-1",
+    "reason": "",
     "authenticator_data": "SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MFAAAAAQ",
     "client_data_json": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0",
     "signature": "MEUCIQDx",
@@ -250,7 +251,8 @@ class ReceiptShapeTests(unittest.TestCase):
         jws, _ = signed(assertions=[])
         self.assertEqual(cs.verify_receipt(jws, JWKS, cs.ed25519_verify)["assertions"], [])
         wrong = [None, ASSERTION, [ASSERTION, "x"], [{**ASSERTION, "credential_id": "not base64url!"}],
-                 [{**ASSERTION, "signature": "abc="}], [{**ASSERTION, "nonce": 1}], [{**ASSERTION, "reviewer": None}]]
+                 [{**ASSERTION, "signature": "abc="}], [{**ASSERTION, "nonce": 1}], [{**ASSERTION, "reviewer": None}],
+                 [{**ASSERTION, "reason": None}]]
         wrong += [[{k: v for k, v in ASSERTION.items() if k != name}] for name in ASSERTION]
         for value in wrong:
             self.refused_on("assertions", assertions=value)

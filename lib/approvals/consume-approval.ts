@@ -12,14 +12,14 @@ import { AppError } from "../errors";
 import { signReceipt } from "../receipts/sign-receipt";
 import { currentSigningKey, type ActiveKey } from "../receipts/signing-keys";
 import type { Tx } from "../db/client";
-import { asDate, asDateOrNull, direct, directTransaction, placeholders, type Sql } from "../db/sql";
+import { asBool, asDate, asDateOrNull, direct, directTransaction, placeholders, sqlOf, type Sql } from "../db/sql";
 import type { AuthenticatedService } from "../services/authenticate-service";
 import { emitLocalChange } from "./changes";
 import { expireIfDue } from "./expire-approval";
 import { parseDecidedBy } from "./present";
 import { reviewTrail } from "./review-trail";
 import type { consumeRequestSchema, ReviewEntry } from "./schemas";
-import type { JsonPatch } from "@countersign/client";
+import type { JsonPatch, ReceiptAssertion } from "@countersign/client";
 import { env } from "../env";
 
 type Binding = z.infer<typeof consumeRequestSchema>;
@@ -52,7 +52,7 @@ export async function consumeApproval(service: AuthenticatedService, approvalId:
       ]);
       return taken === 1 ? recordConsume(sql, service, row) : null;
     });
-    if (usual) return { ...(await signedAnswer(service, row, now, usual.event, signingKey)), reviews: usual.reviews };
+    if (usual) return { ...(await signedAnswer(service, row, now, usual.event, signingKey, usual.assertions)), reviews: usual.reviews };
   }
 
   // Anything else (pending, expired but not yet marked, mismatched, consumed,
@@ -87,8 +87,8 @@ export async function consumeApproval(service: AuthenticatedService, approvalId:
       return { error: new AppError(code), expiredNow };
     }
     // Signed inside this transaction: a failure still undoes the consume.
-    const { reviews, event } = await recordConsume(tx, service, taken);
-    return { body: { ...(await signedAnswer(service, taken, now, event, signingKey)), reviews }, expiredNow };
+    const { reviews, event, assertions } = await recordConsume(tx, service, taken);
+    return { body: { ...(await signedAnswer(service, taken, now, event, signingKey, assertions)), reviews }, expiredNow };
   });
   if (result.expiredNow) emitLocalChange(approvalId);
   if ("error" in result && result.error) throw result.error;
@@ -96,7 +96,7 @@ export async function consumeApproval(service: AuthenticatedService, approvalId:
 }
 
 const CONSUMED_COLUMNS =
-  "id, status, run_id, call_id, tool, args_digest, decided_at, expires_at, decided_by, patch, patch_reason, standing_approval_id, policy_name, policy_version";
+  "id, status, run_id, call_id, tool, args_digest, decided_at, expires_at, decided_by, patch, patch_reason, standing_approval_id, policy_name, policy_version, require_passkey";
 
 type ConsumedSqlRow = {
   id: string;
@@ -113,6 +113,7 @@ type ConsumedSqlRow = {
   standing_approval_id: string | null;
   policy_name: string;
   policy_version: number | bigint;
+  require_passkey: unknown;
 };
 
 function consumedRowOf(r: ConsumedSqlRow): ConsumedRow {
@@ -131,6 +132,7 @@ function consumedRowOf(r: ConsumedSqlRow): ConsumedRow {
     standingApprovalId: r.standing_approval_id,
     policyName: r.policy_name,
     policyVersion: Number(r.policy_version),
+    requirePasskey: asBool(r.require_passkey),
   };
 }
 
@@ -149,6 +151,7 @@ type ConsumedRow = {
   standingApprovalId: string | null;
   policyName: string;
   policyVersion: number;
+  requirePasskey: boolean;
 };
 
 /**
@@ -156,7 +159,14 @@ type ConsumedRow = {
  * anchored in the chain by the consume's audit event; the votes come from
  * recordConsume.
  */
-async function signedAnswer(service: AuthenticatedService, row: ConsumedRow, now: Date, event: AuditAnchor, signingKey: ActiveKey) {
+async function signedAnswer(
+  service: AuthenticatedService,
+  row: ConsumedRow,
+  now: Date,
+  event: AuditAnchor,
+  signingKey: ActiveKey,
+  assertions: ReceiptAssertion[] | null,
+) {
   const decision = CONSUMABLE.find((s) => s === row.status)!;
   const decidedAt = (row.decidedAt ?? row.expiresAt).toISOString();
   const decidedBy = parseDecidedBy(row.decidedBy);
@@ -179,6 +189,8 @@ async function signedAnswer(service: AuthenticatedService, row: ConsumedRow, now
     audit_head: event.hash,
     // Who decided, when no one looked at this call: the standing approval whose approvers are named.
     ...(row.standingApprovalId ? { standing_approval: row.standingApprovalId } : {}),
+    // Each approving vote's passkey assertion, in decided_by's order, when the policy required passkeys (docs/passkeys.md).
+    ...(assertions ? { assertions } : {}),
   };
   const receipt = await signReceipt(claims, signingKey);
   return {
@@ -201,15 +213,52 @@ type AuditAnchor = { seq: number; hash: string };
  * chain's head is held as briefly as possible; returns the votes and the
  * event the receipt names.
  */
-async function recordConsume(tx: Tx | Sql, service: AuthenticatedService, row: ConsumedRow): Promise<{ reviews: ReviewEntry[]; event: AuditAnchor }> {
+async function recordConsume(
+  tx: Tx | Sql,
+  service: AuthenticatedService,
+  row: ConsumedRow,
+): Promise<{ reviews: ReviewEntry[]; event: AuditAnchor; assertions: ReceiptAssertion[] | null }> {
   // Why, for the agent: the votes and reasons. Not in the receipt, which is
   // evidence of the binding and the decision, kept and passed around longer.
   const reviews = await reviewTrail(tx, row.id);
+  const assertions = row.requirePasskey ? await approvingAssertions(tx, row.id) : null;
   const event = await appendAuditEvent(tx, {
     type: "approval.consumed",
     actor: `service:${service.slug}`,
     approvalId: row.id,
     data: { decision: row.status, args_digest: row.argsDigest, run_id: row.runId, call_id: row.callId },
   });
-  return { reviews, event: { seq: event.seq, hash: event.hash } };
+  return { reviews, event: { seq: event.seq, hash: event.hash }, assertions };
+}
+
+/**
+ * The approving votes' assertions, in the order the votes were recorded (the
+ * order of decided_by), each with its vote's reason: the signed challenge
+ * covers the reason, and the receipt carries no other copy of it.
+ */
+async function approvingAssertions(tx: Tx | Sql, approvalId: string): Promise<ReceiptAssertion[]> {
+  const rows = await sqlOf(tx).all<{
+    reviewer_email: string;
+    reason: string | null;
+    credential_id: string;
+    nonce: string;
+    authenticator_data: string;
+    client_data_json: string;
+    signature: string;
+  }>(
+    `SELECT r.reviewer_email, r.reason, v.credential_id, v.nonce, v.authenticator_data, v.client_data_json, v.signature
+     FROM reviews r JOIN vote_assertions v ON v.review_id = r.id
+     WHERE r.approval_id = ? AND r.decision = 'approve'
+     ORDER BY r.created_at ASC, r.id ASC`,
+    [approvalId],
+  );
+  return rows.map((r) => ({
+    reviewer: r.reviewer_email,
+    credential_id: r.credential_id,
+    nonce: r.nonce,
+    authenticator_data: r.authenticator_data,
+    client_data_json: r.client_data_json,
+    signature: r.signature,
+    reason: r.reason ?? "",
+  }));
 }

@@ -213,6 +213,7 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
     escalate_after_seconds: policy.escalateAfterSeconds,
     escalate_to_roles: JSON.stringify(policy.escalateToRoles),
     slack_channel: policy.slackChannel,
+    require_passkey: policy.requirePasskey,
     created_at: now,
     expires_at: request.expiresAt,
   };

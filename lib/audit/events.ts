@@ -43,6 +43,9 @@ export const AUDIT_EVENT_TYPES = [
   // A Slack user linked to this user by Slack's verified email, and unlinked by an admin (lib/slack).
   "user.slack_linked",
   "user.slack_unlinked",
+  // A reviewer registered or removed a passkey on /settings (docs/passkeys.md).
+  "passkey.registered",
+  "passkey.removed",
   // Slack interactions whose signature failed, counted per minute (lib/audit/refusal-tallies.ts).
   "slack.interaction_rejected",
   "redaction.changed",

@@ -13,12 +13,20 @@ import { env } from "../env";
 import { currentSigningKey } from "../receipts/signing-keys";
 import { eventHash, GENESIS_HASH, type ChainedEvent } from "./chain";
 import { canonicalJson } from "@countersign/client";
+import { verifyStoredVoteAssertions, type StoredAssertionsResult } from "../passkeys/verify-stored";
 
 // 10,000 events are a few MB: large batches keep the per-query cost out of
 // the per-event cost (`audit verify` checks 100,000 events in about 2 s).
 const BATCH = 10_000;
 
-export type VerifyResult = { ok: true; events: number; head: string } | { ok: false; events: number; seq: number; reason: string };
+/**
+ * `assertions`: the votes stored with a passkey assertion, each verified again
+ * (docs/passkeys.md); a failure makes the result "vote-assertion-invalid"
+ * (seq 0: it is about votes, not one event of the chain).
+ */
+export type VerifyResult =
+  | { ok: true; events: number; head: string; assertions?: StoredAssertionsResult }
+  | { ok: false; events: number; seq: number; reason: string; assertions?: StoredAssertionsResult };
 
 type StoredEvent = ChainedEvent & { hash: string };
 
@@ -153,7 +161,9 @@ export async function verifyChain(options: { checkpoint?: Checkpoint } = {}): Pr
     if (cp.seq > count) return { ok: false, events: count, seq: count + 1, reason: "truncated-after-checkpoint" };
     if (cp.seq > 0 && atCheckpoint !== cp.head) return { ok: false, events: count, seq: cp.seq, reason: "rewritten-since-checkpoint" };
   }
-  return { ok: true, events: count, head: prevHash };
+  const assertions = await verifyStoredVoteAssertions();
+  if (assertions.failures.length > 0) return { ok: false, events: count, seq: 0, reason: "vote-assertion-invalid", assertions };
+  return { ok: true, events: count, head: prevHash, assertions };
 }
 
 /** `audit checkpoint`: the current head, signed with the receipt key. */

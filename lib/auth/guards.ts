@@ -20,7 +20,7 @@ import { AppError, issuesOf } from "../errors";
 import { env } from "../env";
 import { errorFields, log } from "../log";
 import { isDatabaseUnavailable } from "../db/unavailable";
-import { errorResponse, json, respondWith, type HttpResult, type RequestBody } from "../http/respond";
+import { errorBody, errorResponse, json, respondWith, type HttpResult, type RequestBody } from "../http/respond";
 import { requestIdFrom, runWithRequestId } from "../request-context";
 import { authenticateServiceToken, type AuthenticatedService } from "../services/authenticate-service";
 import { getCurrentUser, type CurrentUser } from "./current-user";
@@ -61,6 +61,54 @@ export function withSession<P = Record<string, never>>(
     if (!user) return json({ error: "unauthorized" }, 401);
     if (!can(user, permission)) return json({ error: "forbidden" }, 403);
     return handler(req, user, (await ctx?.params) as P);
+  };
+}
+
+/**
+ * Console routes that change something (POST): withSession, and the request
+ * must come from APP_URL's origin, as for server actions (runAction); errors
+ * (AppError, zod) become the standard JSON answer.
+ */
+export function withSessionChange<P = Record<string, never>>(
+  permission: Permission,
+  handler: (req: Request, user: CurrentUser, params: P) => Promise<Response>,
+): RouteHandler<P> {
+  return withSession<P>(permission, async (req, user, params) => {
+    try {
+      if (!isSameOrigin(req.headers.get("origin"), env().appUrl)) throw new AppError("forbidden", "cross-site request refused");
+      return await handler(req, user, params);
+    } catch (e) {
+      // The console shows our own wording (never the input) beside the code.
+      if (e instanceof AppError) return json({ ...errorBody(e), message: e.message }, e.status);
+      return errorResponse(e, { route: new URL(req.url).pathname.replace(/apr_[a-z0-9]+/, ":id") });
+    }
+  });
+}
+
+/**
+ * Routes for admins and for services alike (e.g. a reviewer's passkeys): a
+ * bearer token names a service (401 if it does not); without one, a live
+ * session holding the permission (401/403).
+ */
+export function withServiceOrSession<P>(
+  permission: Permission,
+  handler: (req: Request, who: { service: AuthenticatedService } | { user: CurrentUser }, params: P) => Promise<Response>,
+): RouteHandler<P> {
+  return async (req, ctx) => {
+    try {
+      const authorization = req.headers.get("authorization");
+      if (authorization !== null) {
+        const service = await authenticateServiceToken(authorization);
+        if (!service) throw new AppError("unauthorized");
+        return await handler(req, { service }, await ctx.params);
+      }
+      const user = await getCurrentUser();
+      if (!user) throw new AppError("unauthorized");
+      if (!can(user, permission)) throw new AppError("forbidden");
+      return await handler(req, { user }, await ctx.params);
+    } catch (e) {
+      return errorResponse(e, { route: new URL(req.url).pathname.replace(/\/reviewers\/[^/]+/, "/reviewers/:email") });
+    }
   };
 }
 

@@ -31,6 +31,21 @@ const error = (description: string, ...codes: ErrorCode[]) => ({
 
 const json = (description: string, s: z.ZodType) => ({ description, content: { "application/json": { schema: schema(s) } } });
 
+/** GET /api/v1/reviewers/{email}/passkeys (docs/passkeys.md). */
+const reviewerPasskeysSchema = z.object({
+  reviewer: z.string(),
+  passkeys: z.array(
+    z.object({
+      credential_id: z.string().describe("base64url"),
+      public_key: z.string().describe("the COSE public key, base64url"),
+      alg: z.number().int().describe("COSE algorithm, e.g. -7 (ES256), -8 (EdDSA)"),
+      name: z.string(),
+      created_at: z.iso.datetime(),
+      removed_at: z.iso.datetime().nullable(),
+    }),
+  ),
+});
+
 const approvalId = { name: "approval_id", in: "path", required: true, schema: { type: "string" } };
 const bearer = [{ serviceToken: [] }];
 
@@ -157,6 +172,22 @@ export function buildOpenApi(serverUrl: string) {
             "409": error("Reported before, or not consumed as approved", "already-reported", "not-consumed"),
             "413": error("Body over 16 KiB", "too-large"),
             "422": error("Bad body, or finished_at in the future or before the consume", "invalid-request"),
+          },
+        },
+      },
+      "/api/v1/reviewers/{email}/passkeys": {
+        get: {
+          summary: "A reviewer's passkeys, to check a receipt's assertions offline (docs/passkeys.md)",
+          description:
+            "Any service's API token, or an admin's console session. Removed passkeys are listed too (removed_at set): votes they signed still verify.",
+          security: bearer,
+          parameters: [{ name: "email", in: "path", required: true, schema: { type: "string", format: "email" } }],
+          responses: {
+            "200": json("The reviewer's passkeys, oldest first", reviewerPasskeysSchema),
+            "401": error("Missing or wrong token (or no session)", "unauthorized"),
+            "403": error("A session without the admin role", "forbidden"),
+            "404": error("No user with this email", "not-found"),
+            "422": error("Not an email address", "invalid-request"),
           },
         },
       },

@@ -22,6 +22,7 @@ export const DEFAULT_POLICY: PolicyDefinition = {
   escalate_to_roles: [],
   slack_channel: null,
   standing_max_ttl: 0,
+  require_passkey: false,
 };
 
 class DefaultPolicyRace extends Error {}

@@ -37,6 +37,7 @@ type PolicyRow = {
   escalateToRoles: string;
   slackChannel: string | null;
   standingMaxTtlSeconds: number;
+  requirePasskey: boolean;
   version: number;
 };
 
@@ -57,6 +58,7 @@ export function ruleFromRow(r: PolicyRow): PolicyRule {
     escalateToRoles: rolesJson.parse(r.escalateToRoles),
     slackChannel: r.slackChannel,
     standingMaxTtlSeconds: r.standingMaxTtlSeconds,
+    requirePasskey: r.requirePasskey,
     version: r.version,
   };
 }
@@ -67,7 +69,7 @@ let cache: { key: string; rules: PolicyRule[] } | undefined;
 export async function loadPolicies(tx: Tx | Sql): Promise<PolicyRule[]> {
   const rows = await sqlOf(tx).all<Record<string, unknown>>(
     `SELECT name, service_slug, tool_pattern, effects, roles, quorum, ttl_seconds, priority, is_default, remind_at,
-            escalate_after_seconds, escalate_to_roles, slack_channel, standing_max_ttl, version
+            escalate_after_seconds, escalate_to_roles, slack_channel, standing_max_ttl, require_passkey, version
      FROM policies ORDER BY name ASC`,
   );
   const key = JSON.stringify(rows, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v));
@@ -88,6 +90,7 @@ export async function loadPolicies(tx: Tx | Sql): Promise<PolicyRule[]> {
         escalateToRoles: String(r.escalate_to_roles),
         slackChannel: r.slack_channel === null ? null : String(r.slack_channel),
         standingMaxTtlSeconds: Number(r.standing_max_ttl),
+        requirePasskey: asBool(r.require_passkey),
         version: Number(r.version),
       }),
     );

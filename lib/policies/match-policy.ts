@@ -29,13 +29,15 @@ export type PolicyRule = {
   slackChannel: string | null;
   /** The longest a standing approval may live under it, in seconds (0: none allowed). */
   standingMaxTtlSeconds: number;
+  /** Votes need a WebAuthn assertion (docs/passkeys.md). */
+  requirePasskey: boolean;
   /** The audit sequence number of the change that set this definition (0: set before versions were kept). */
   version: number;
 };
 
 export type PolicySnapshot = Pick<
   PolicyRule,
-  "name" | "version" | "roles" | "quorum" | "ttlSeconds" | "remindAt" | "escalateAfterSeconds" | "escalateToRoles" | "slackChannel"
+  "name" | "version" | "roles" | "quorum" | "ttlSeconds" | "remindAt" | "escalateAfterSeconds" | "escalateToRoles" | "slackChannel" | "requirePasskey"
 >;
 
 export function globMatches(pattern: string, tool: string): boolean {

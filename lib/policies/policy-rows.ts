@@ -26,6 +26,7 @@ export function definitionOf(rule: PolicyRule): PolicyDefinition {
     escalate_to_roles: rule.escalateToRoles,
     slack_channel: rule.slackChannel,
     standing_max_ttl: rule.standingMaxTtlSeconds,
+    require_passkey: rule.requirePasskey,
   };
 }
 
@@ -81,6 +82,7 @@ export async function writePolicyRow(
     escalateToRoles: JSON.stringify(p.escalate_to_roles),
     slackChannel: p.slack_channel,
     standingMaxTtlSeconds: p.standing_max_ttl,
+    requirePasskey: p.require_passkey,
     version,
   };
   if (!existing) {
@@ -99,6 +101,7 @@ export async function writePolicyRow(
         escalateToRoles: rule.escalateToRoles,
         slackChannel: rule.slackChannel,
         standingMaxTtlSeconds: rule.standingMaxTtlSeconds,
+        requirePasskey: rule.requirePasskey,
         version,
       },
     });

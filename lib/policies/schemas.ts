@@ -71,6 +71,15 @@ export const slackChannelSchema = z.preprocess(
     .nullable(),
 );
 
+/** true/false, or as typed in a flag or a form: "true", "false", "on", "1", "0", "yes", "no". */
+const booleanSchema = z.preprocess((v) => {
+  if (typeof v !== "string") return v;
+  const t = v.trim().toLowerCase();
+  if (["true", "on", "1", "yes"].includes(t)) return true;
+  if (["false", "off", "0", "no", ""].includes(t)) return false;
+  return v;
+}, z.boolean("must be true or false"));
+
 const rolesListSchema = (max: number) =>
   z
     .array(roleSchema)
@@ -106,6 +115,8 @@ export const policyInputSchema = z
     standing_max_ttl: integer(0, MAX_TTL_SECONDS, " of seconds")
       .nullish()
       .transform((v) => v ?? 0),
+    // Every vote needs a WebAuthn assertion over the vote (docs/passkeys.md); false by default.
+    require_passkey: booleanSchema.nullish().transform((v) => v ?? false),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -115,6 +126,13 @@ export const policyInputSchema = z
     }
     if (p.escalate_after === null && p.escalate_to_roles.length > 0) {
       ctx.addIssue({ code: "custom", path: ["escalate_after"], message: "is required when escalate_to_roles is set: seconds until escalation" });
+    }
+    if (p.require_passkey && p.standing_max_ttl > 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["standing_max_ttl"],
+        message: "must be 0 when require_passkey is true: a standing approval cannot carry a passkey assertion",
+      });
     }
     if (p.escalate_after !== null && p.escalate_after >= p.ttl) {
       ctx.addIssue({ code: "custom", path: ["escalate_after"], message: "must be less than the TTL, or the request expires before it escalates" });
@@ -148,6 +166,7 @@ export const POLICY_FIELDS = [
   "escalate_to_roles",
   "slack_channel",
   "standing_max_ttl",
+  "require_passkey",
 ] as const satisfies ReadonlyArray<keyof PolicyDefinition>;
 
 /** Just the definition's fields, in POLICY_FIELDS order. */

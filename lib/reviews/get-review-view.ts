@@ -60,6 +60,8 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     digestHidden: !showDigest,
     redactedArgs: view,
     policy: { name: a.policyName, roles, quorum: a.quorum, ttlSeconds: a.ttlSeconds },
+    /** Votes need the reviewer's passkey (docs/passkeys.md). */
+    requirePasskey: a.requirePasskey,
     /** Fewer people could approve it at ingest than its quorum needs. */
     quorumUnreachable: a.quorumUnreachable,
     /** When its policy escalated it, and the roles that joined then. */

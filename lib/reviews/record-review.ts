@@ -17,6 +17,7 @@ import { emitLocalChange, announceChange } from "../approvals/changes";
 import { finalizeApproval } from "../approvals/finalize";
 import { eligibility } from "./eligibility";
 import { VIEWER_SELECT, visibleTo } from "./visibility";
+import { issueVoteChallenge, passkeyVoteSchema, useVoteNonce, verifyVoteAssertion, type PasskeyVote } from "../passkeys/vote-passkey";
 
 /** A reviewer's reason, wherever one is written (a vote, a batch, a proposal): trimmed, bounded, no NUL. */
 export const reasonTextSchema = z
@@ -52,6 +53,13 @@ async function lockApproval(tx: Tx, approvalId: string): Promise<void> {
 
 /** Where a vote was cast; anything but the browser says so in its audit event. */
 export type ReviewChannel = "browser" | "slack" | "batch" | "revision";
+
+/** The channels that cannot carry a passkey assertion, as a refusal names them. */
+const CHANNEL_WORDS: Record<Exclude<ReviewChannel, "browser">, string> = {
+  slack: "a Slack button",
+  batch: "Approve all / Deny all on a run's page",
+  revision: "an approval carried over to a revision",
+};
 
 /**
  * Locks the request and checks every rule for this reviewer on current
@@ -90,14 +98,41 @@ export async function recordVoteInTx(
   reviewerId: string,
   vote: { approvalId: string; decision: "approve" | "deny"; reason?: string | undefined },
   via: ReviewChannel,
-  opts: { at?: Date; extra?: Record<string, string> } = {},
+  opts: { at?: Date; extra?: Record<string, string>; passkey?: PasskeyVote } = {},
 ): Promise<ReviewOutcome> {
   const { approvalId, decision, reason } = vote;
+  // A passkey vote's nonce is used first, once (docs/passkeys.md): a replay is
+  // refused as such, and a vote that fails below leaves it unused.
+  if (opts.passkey) await useVoteNonce(tx, { nonce: opts.passkey.nonce, userId: reviewerId, approvalId, now: opts.at ?? new Date() });
   const { approval, reviewer, previous, now } = await lockForReviewer(tx, reviewerId, approvalId, opts.at);
   const email = reviewer.email;
+  let assertion: Awaited<ReturnType<typeof verifyVoteAssertion>> | null = null;
+  if (approval.requirePasskey) {
+    if (via !== "browser") {
+      throw new AppError(
+        "passkey-required",
+        `this request's policy requires a passkey: ${CHANNEL_WORDS[via]} cannot carry one, so vote on the request's page in Countersign`,
+      );
+    }
+    if (!opts.passkey) throw new AppError("passkey-required", "this request's policy requires a passkey: approve or deny it with your passkey");
+    assertion = await verifyVoteAssertion(tx, {
+      userId: reviewerId,
+      email,
+      approvalId,
+      argsDigest: approval.argsDigest,
+      decision,
+      reason: reason ?? "",
+      vote: opts.passkey,
+      now,
+    });
+  } else if (opts.passkey) {
+    throw new AppError("invalid-request", "this request's policy does not ask for a passkey: vote without one");
+  }
+  const reviewId = newId("rev");
   await tx.review.create({
-    data: { id: newId("rev"), approvalId, reviewerId, reviewerEmail: email, decision, reason: reason ?? null, createdAt: now },
+    data: { id: reviewId, approvalId, reviewerId, reviewerEmail: email, decision, reason: reason ?? null, createdAt: now },
   });
+  if (assertion) await tx.voteAssertion.create({ data: { reviewId, approvalId, ...assertion, createdAt: now } });
   const approveCount = approval.approveCount + (decision === "approve" ? 1 : 0);
   await tx.approval.update({ where: { id: approvalId }, data: { approveCount } });
   await appendAuditEvent(tx, {
@@ -111,6 +146,7 @@ export async function recordVoteInTx(
       approvals: approveCount,
       quorum: approval.quorum,
       ...(via !== "browser" ? { via } : {}),
+      ...(assertion ? { passkey: true, credential_id: assertion.credentialId } : {}),
       ...opts.extra,
     },
   });
@@ -150,9 +186,32 @@ export function parseReviewInput(input: ReviewInput): z.output<typeof reviewInpu
   return parsed.data;
 }
 
-export async function recordReview(reviewerId: string, input: ReviewInput, via: "browser" | "slack" = "browser"): Promise<ReviewOutcome> {
-  const vote = parseReviewInput(input);
-  const outcome = await inTransaction((tx) => recordVoteInTx(tx, reviewerId, vote, via));
+export async function recordReview(
+  reviewerId: string,
+  input: ReviewInput & { passkey?: unknown },
+  via: "browser" | "slack" = "browser",
+): Promise<ReviewOutcome> {
+  const vote = parseReviewInput({ approvalId: input.approvalId, decision: input.decision, reason: input.reason });
+  let passkey: PasskeyVote | undefined;
+  if (input.passkey !== undefined && input.passkey !== null) {
+    const parsed = passkeyVoteSchema.safeParse(input.passkey);
+    if (!parsed.success) throw new AppError("passkey-invalid", "the passkey's answer could not be read: start the vote again");
+    passkey = parsed.data;
+  }
+  const outcome = await inTransaction((tx) => recordVoteInTx(tx, reviewerId, vote, via, { passkey }));
   emitLocalChange(vote.approvalId);
   return outcome;
+}
+
+/**
+ * Step one of a passkey vote (docs/passkeys.md): every review rule is checked
+ * as for the vote itself, then a nonce is issued and the WebAuthn request
+ * options returned, whose challenge binds this decision and reason.
+ */
+export async function beginPasskeyVote(reviewerId: string, input: ReviewInput) {
+  const vote = parseReviewInput(input);
+  return issueVoteChallenge(reviewerId, vote, async (tx) => {
+    const { approval, reviewer } = await lockForReviewer(tx, reviewerId, vote.approvalId);
+    return { approval, reviewer };
+  });
 }

@@ -54,6 +54,9 @@ function currentPolicy(policies: PolicyRule[], a: { policyName: string; tool: st
   return p.name === a.policyName ? p : null;
 }
 
+const PASSKEY_REFUSAL = (policy: string) =>
+  `policy ${policy} requires a passkey for every vote: a standing approval cannot carry one, so none can be created, approved or applied under it`;
+
 async function lockStanding(tx: Tx, id: string) {
   await tx.$executeRaw`UPDATE standing_approvals SET approve_count = approve_count WHERE id = ${id}`;
   return tx.standingApproval.findUnique({ where: { id }, include: { votes: { select: { reviewerId: true } } } });
@@ -95,7 +98,7 @@ export async function standingOffer(
   const hidden = parseHidden(a.redactedDigests);
   if (!hidden) return null;
   const policy = currentPolicy(await loadPolicies(db()), a, a.serviceSlug);
-  if (!policy || policy.standingMaxTtlSeconds <= 0) return null;
+  if (!policy || policy.standingMaxTtlSeconds <= 0 || policy.requirePasskey) return null;
   return { maxTtlSeconds: policy.standingMaxTtlSeconds, paths: pinnablePaths(JSON.parse(a.redactedArgs), hidden) };
 }
 
@@ -147,6 +150,7 @@ export async function proposeStanding(reviewerId: string, input: ProposeStanding
         "invalid-request",
         "the policy for calls like this one has changed since this request arrived: propose from a newer request",
       );
+    if (policy.requirePasskey || a.requirePasskey) throw new AppError("forbidden", PASSKEY_REFUSAL(policy.name));
     if (policy.standingMaxTtlSeconds <= 0) throw new AppError("forbidden", `policy ${policy.name} does not allow standing approvals`);
     if (expiresInSeconds > policy.standingMaxTtlSeconds) {
       throw new AppError("invalid-request", `policy ${policy.name} allows standing approvals of at most ${policy.standingMaxTtlSeconds} seconds`);
@@ -225,6 +229,9 @@ export async function approveStanding(reviewerId: string, standingId: string) {
     const verdict = standingEligibility(viewer, s);
     if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
     if (s.votes.some((v) => v.reviewerId === reviewerId)) throw new AppError("already-reviewed", "you have already approved it");
+    // The policy may have come to require passkeys since it was proposed.
+    const policy = await tx.policy.findUnique({ where: { name: s.policyName }, select: { requirePasskey: true } });
+    if (policy?.requirePasskey) throw new AppError("forbidden", PASSKEY_REFUSAL(s.policyName));
 
     const email = viewer!.email;
     const approvedBy = [...parseStringList(s.approvedBy), email];
@@ -351,7 +358,8 @@ export async function matchingStanding(
   policy: PolicyRule,
   args: { view: unknown; hidden: readonly HiddenEntry[] },
 ): Promise<StandingMatch[]> {
-  if (policy.standingMaxTtlSeconds <= 0) return [];
+  // A policy that requires passkeys has every request reviewed with one (docs/passkeys.md): never applied.
+  if (policy.standingMaxTtlSeconds <= 0 || policy.requirePasskey) return [];
   const sql = sqlOf(tx);
   const now = approval.createdAt;
   const candidates = await sql.all<{

@@ -1,7 +1,8 @@
-// audit verify [--checkpoint FILE] | audit export [--since ISO] | audit checkpoint
+// audit verify [--checkpoint FILE] | audit export [--since ISO] | audit checkpoint | receipt verify FILE
 import { readFileSync } from "node:fs";
 import { once } from "node:events";
 import { z } from "zod";
+import { verifyReceiptText } from "@/lib/passkeys/verify-receipt";
 import { checkpointSchema, createCheckpoint, eventsInOrder, verifyChain } from "@/lib/audit/verify-chain";
 import { CommandOutcome, optional, UsageError, type Command } from "./flags";
 
@@ -43,4 +44,21 @@ export const auditCommands: Record<string, Command> = {
     },
   },
   "audit checkpoint": { usage: "audit checkpoint", flags: [], run: async () => createCheckpoint() },
+  // A consume receipt (compact JWS) against this database's receipt keys and reviewers' passkeys (docs/passkeys.md).
+  "receipt verify": {
+    usage: "receipt verify FILE",
+    flags: [],
+    args: ["FILE"],
+    run: async (_f, [file]) => {
+      let text: string;
+      try {
+        text = readFileSync(file!, "utf8");
+      } catch {
+        throw new UsageError(`cannot read receipt file ${file}`);
+      }
+      const result = await verifyReceiptText(text);
+      if (!result.ok) process.stderr.write(`receipt does not verify: ${result.failures.join("; ")}\n`);
+      return new CommandOutcome(result, result.ok ? 0 : 1);
+    },
+  },
 };

@@ -13,7 +13,7 @@ import { one, optional, type Command } from "./flags";
 export const policyCommands: Record<string, Command> = {
   "policy set": {
     usage:
-      "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P] [--remind-at F1,F2] [--escalate-after SECONDS --escalate-to-roles R1,R2] [--slack-channel C|#name] [--standing-max-ttl SECONDS]",
+      "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P] [--remind-at F1,F2] [--escalate-after SECONDS --escalate-to-roles R1,R2] [--slack-channel C|#name] [--standing-max-ttl SECONDS] [--require-passkey true|false]",
     // A field's flag is its name with dashes: remind_at → --remind-at.
     flags: POLICY_FIELDS.map((f) => f.replaceAll("_", "-")),
     run: async (f) => {
@@ -32,6 +32,7 @@ export const policyCommands: Record<string, Command> = {
           escalate_to_roles: optional(f, "escalate-to-roles"),
           slack_channel: optional(f, "slack-channel"),
           standing_max_ttl: optional(f, "standing-max-ttl"),
+          require_passkey: optional(f, "require-passkey"),
         },
         "cli",
       );
@@ -70,6 +71,7 @@ export const policyCommands: Record<string, Command> = {
           escalate_to_roles: p.escalateToRoles,
           slack_channel: p.slackChannel,
           standing_max_ttl: p.standingMaxTtlSeconds,
+          require_passkey: p.requirePasskey,
           default: p.isDefault,
         },
         also_matching: answer.alsoMatching,

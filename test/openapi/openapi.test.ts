@@ -16,6 +16,7 @@ describe("OpenAPI description", () => {
       "/api/v1/approvals/{approval_id}/cancel",
       "/api/v1/approvals/{approval_id}/consume",
       "/api/v1/approvals/{approval_id}/result",
+      "/api/v1/reviewers/{email}/passkeys",
       "/api/v1/webhooks/{service_slug}",
     ]);
     expect(Object.keys(doc.webhooks)).toEqual(["approval.decided", "approval.executed"]);

@@ -23,7 +23,14 @@ const errorOf = (text: string) => {
 };
 
 // A policy without reminders, escalation (docs/notifications.md) or a Slack channel (docs/slack.md).
-const NO_FOLLOW_UPS = { remind_at: [], escalate_after: null, escalate_to_roles: [], slack_channel: null, standing_max_ttl: 0 };
+const NO_FOLLOW_UPS = {
+  remind_at: [],
+  escalate_after: null,
+  escalate_to_roles: [],
+  slack_channel: null,
+  standing_max_ttl: 0,
+  require_passkey: false,
+};
 
 const GOOD_YAML = `
 policies:

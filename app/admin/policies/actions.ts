@@ -29,6 +29,7 @@ export async function savePolicyAction(_prev: ActionState, fd: FormData): Promis
         escalate_to_roles: optionalField(fd, "escalate_to_roles"),
         slack_channel: optionalField(fd, "slack_channel"),
         standing_max_ttl: optionalField(fd, "standing_max_ttl"),
+        require_passkey: fd.get("require_passkey") === "on",
       },
       actor,
     );

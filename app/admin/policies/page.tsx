@@ -109,6 +109,15 @@ function PolicyFields({ p }: { p?: PolicyView }) {
         className="w-44"
         help="Seconds a standing approval may live; empty or 0 forbids them"
       />
+      <label className="flex items-center gap-2 text-sm">
+        <input type="checkbox" name="require_passkey" defaultChecked={p?.require_passkey ?? false} className="h-5 w-5 rounded border-slate-300" />
+        <span>
+          <span className="font-medium">Require a passkey</span>
+          <span className="block text-xs text-slate-600">
+            Every vote is signed with the reviewer&apos;s passkey; no Slack, batch or standing approvals
+          </span>
+        </span>
+      </label>
     </>
   );
 }
@@ -128,6 +137,7 @@ function followUp(p: PolicyView): string {
     followUpWords({ remindAt: p.remind_at, escalateAfterSeconds: p.escalate_after, escalateToRoles: p.escalate_to_roles }),
     p.slack_channel ? `posted to Slack ${p.slack_channel}` : "",
     p.standing_max_ttl ? `standing approvals up to ${humanSeconds(p.standing_max_ttl)}` : "",
+    p.require_passkey ? "votes need a passkey" : "",
   ]
     .filter(Boolean)
     .join(" · ");

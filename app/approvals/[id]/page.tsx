@@ -151,6 +151,7 @@ export default async function ApprovalPage({ params }: Params) {
             <DecisionPanel
               approvalId={v.id}
               destructive={v.effects === "destructive"}
+              requirePasskey={v.requirePasskey}
               canReview={v.canReview}
               whyNot={v.whyNot}
               outcome={v.outcome}

@@ -76,6 +76,7 @@ def _is_assertion(value: Any) -> bool:
         isinstance(value, dict)
         and isinstance(value.get("reviewer"), str)
         and isinstance(value.get("nonce"), str)
+        and isinstance(value.get("reason"), str)
         and all(
             _is_b64url(value.get(key))
             for key in ("credential_id", "authenticator_data", "client_data_json", "signature")
@@ -146,7 +147,7 @@ def check_receipt_binding(payload: Mapping[str, Any], **expected: Any) -> dict[s
     ``policy`` (``{"name": str, "version": int >= 0}``; 0 names a definition
     set before versions were kept), ``audit_seq`` (an integer from 1), ``audit_head`` (64 lower-case hex digits), and when
     present ``standing_approval`` (a string) and ``assertions`` (a list of
-    ``{"reviewer", "credential_id", "nonce", "authenticator_data",
+    ``{"reviewer", "credential_id", "nonce", "reason", "authenticator_data",
     "client_data_json", "signature"}``, the binary ones base64url). A receipt
     without the fields added in issue 19 (``iat`` and after) is refused. This
     checks CONTENT only, not expiry; without ``verify_receipt`` it proves

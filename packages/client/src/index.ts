@@ -62,3 +62,18 @@ export {
   type JsonPatchHooks,
   type JsonPatchOperation,
 } from "./json-patch.js";
+export {
+  COSE_ALGORITHMS,
+  coseKeyToJwk,
+  verifyAssertion,
+  verifyReceiptAssertions,
+  voteChallenge,
+  type AssertionCheck,
+  type PasskeysByReviewer,
+  type ReceiptAssertionResult,
+  type ReceiptAssertionsCheck,
+  type ReviewerPasskey,
+  type StoredAssertion,
+  type VerifyAssertionOptions,
+  type VoteChallengeFields,
+} from "./passkeys.js";

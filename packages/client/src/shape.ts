@@ -116,7 +116,7 @@ export const checkReceiptPayload = (body: unknown) =>
     audit_seq: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
     audit_head: (value) => isString(value) && /^[0-9a-f]{64}$/.test(value),
     standing_approval: (value) => value === undefined || isString(value),
-    assertions: (value) => value === undefined || (Array.isArray(value) && value.length > 0 && value.every(isReceiptAssertion)),
+    assertions: (value) => value === undefined || (Array.isArray(value) && value.every(isReceiptAssertion)),
   });
 
 const isNumericDate = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
@@ -125,6 +125,7 @@ const isReceiptAssertion = (value: unknown): value is ReceiptAssertion =>
   isObject(value) &&
   isString(value.reviewer) &&
   isString(value.nonce) &&
+  isString(value.reason) &&
   isBase64url(value.credential_id) &&
   isBase64url(value.authenticator_data) &&
   isBase64url(value.client_data_json) &&

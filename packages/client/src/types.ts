@@ -183,7 +183,10 @@ export interface ReceiptPayload {
   audit_head: string;
   /** The standing approval that decided the request as it arrived, if one did (docs/standing-approvals.md). */
   standing_approval?: string;
-  /** Under a policy that requires passkeys: each approver's WebAuthn assertion over this call (docs/passkeys.md). */
+  /**
+   * Present only when the request's policy required passkeys (docs/passkeys.md):
+   * each approving vote's WebAuthn assertion, in the order of `decided_by`.
+   */
   assertions?: ReceiptAssertion[];
 }
 
@@ -193,7 +196,7 @@ export interface ReceiptPolicy {
   version: number;
 }
 
-/** One approver's WebAuthn assertion, as a receipt carries it (binary fields base64url). */
+/** One approving vote's WebAuthn assertion in a receipt (docs/passkeys.md); binary fields are unpadded base64url. */
 export interface ReceiptAssertion {
   reviewer: string;
   credential_id: string;
@@ -201,6 +204,8 @@ export interface ReceiptAssertion {
   authenticator_data: string;
   client_data_json: string;
   signature: string;
+  /** The vote's reason ("" when none): part of the signed challenge, so it travels with the assertion. */
+  reason: string;
 }
 
 /** `data` of an `approval.decided` callback (docs/api.md). */

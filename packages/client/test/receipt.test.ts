@@ -84,7 +84,7 @@ describe("verifyReceipt", () => {
       ["audit_seq", { audit_seq: 0 }],
       ["audit_head", { audit_head: "AB".repeat(32) }],
       ["standing_approval", { standing_approval: 7 }],
-      ["assertions", { assertions: [] }],
+      ["assertions", { assertions: {} }],
       ["assertions", { assertions: [{ reviewer: "r@example.com", credential_id: "a b" }] }],
     ];
     for (const [field, change] of bad) {
@@ -95,6 +95,7 @@ describe("verifyReceipt", () => {
       reviewer: "r@example.com",
       credential_id: "Y3JlZA",
       nonce: "n1",
+      reason: "",
       authenticator_data: "YXV0aA",
       client_data_json: "e30",
       signature: "c2ln",

@@ -1,0 +1,3 @@
+import { passkeyPolicyFileSuite } from "./passkey-policy-file.suite";
+
+passkeyPolicyFileSuite("sqlite");

@@ -1,0 +1,3 @@
+import { passkeySuite } from "./passkeys.suite";
+
+passkeySuite("postgresql");
