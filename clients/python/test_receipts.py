@@ -276,19 +276,19 @@ class OfflineVerifierTests(unittest.TestCase):
                 cs.verify_receipt_offline(jws, jwks)
             self.assertEqual((ctx.exception.code, ctx.exception.reason), ("invalid-receipt", reason))
 
-    def test_passkey_assertions_are_not_checked_yet_and_say_so(self):
+    def test_passkey_assertions_are_checked_when_passkeys_are_given(self):
+        # Real assertions are in test_passkeys.py; this one's signature is not even DER.
         jws, claims = signed(assertions=[ASSERTION])
         self.assertEqual(cs.verify_receipt_offline(jws, JWKS), claims)  # shape only, as documented
         passkeys = {"bo@example.com": [{"credential_id": "Y3JlZC0x", "public_key": "pQECAyYgASFYIA", "alg": -7}]}
-        with self.assertRaises(NotImplementedError) as ctx:
+        with self.assertRaises(cs.CountersignError) as ctx:
             cs.verify_receipt_offline(jws, JWKS, passkeys)
-        self.assertIn("not", str(ctx.exception))
-        self.assertIn("passkey", str(ctx.exception))
+        self.assertEqual((ctx.exception.code, ctx.exception.reason), ("invalid-receipt", "assertions"))
+        self.assertIn("assertion 1 (bo@example.com)", str(ctx.exception))
         # Nothing to check: no assertions in the receipt.
         self.assertEqual(cs.verify_receipt_offline(RECEIPT_JWS, RECEIPT_JWKS, passkeys), RECEIPT_PAYLOAD)
         with self.assertRaises(TypeError):
             cs.verify_receipt_offline(jws, JWKS, ["bo@example.com"])  # type: ignore[arg-type]
-
 
 if __name__ == "__main__":
     unittest.main()

@@ -6,6 +6,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from "@simplewebauthn/server";
 import { coseKeyToJwk } from "@countersign/client";
+import type { JsonWebKey } from "node:crypto";
 import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
@@ -160,6 +161,8 @@ export async function removePasskey(userId: string, rawId: unknown): Promise<voi
 export type ReviewerPasskeyJson = {
   credential_id: string;
   public_key: string;
+  /** The same key as a JWK, for verifiers that read no CBOR. */
+  jwk: JsonWebKey;
   alg: number;
   name: string;
   created_at: string;
@@ -185,6 +188,7 @@ export async function passkeysOfUser(userId: string): Promise<ReviewerPasskeyJso
   return rows.map((p) => ({
     credential_id: p.credentialId,
     public_key: p.publicKey,
+    jwk: coseKeyToJwk(p.publicKey).jwk,
     alg: p.alg,
     name: p.name,
     created_at: p.createdAt.toISOString(),

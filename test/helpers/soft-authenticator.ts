@@ -58,6 +58,7 @@ export function softAuthenticator(rp: { rpID: string; origin: string }) {
   return {
     credentialId: b64u(credentialId),
     publicKeyCose: b64u(cose),
+    publicJwk: { kty: "EC", crv: "P-256", x: jwk.x!, y: jwk.y! },
     privateKey: privateKey as KeyObject,
 
     /** navigator.credentials.create()'s answer as @simplewebauthn/browser sends it (attestation "none"). */

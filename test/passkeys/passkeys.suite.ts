@@ -444,6 +444,8 @@ export function passkeySuite(provider: Provider) {
       expect(list[0]).toEqual({
         credential_id: anaKey.credentialId,
         public_key: anaKey.publicKeyCose,
+        // The authenticator's own key, read back from its COSE form by the server.
+        jwk: anaKey.publicJwk,
         alg: -7,
         name: "Ana's laptop",
         created_at: expect.stringMatching(/Z$/),

@@ -18,7 +18,13 @@ calls as the TypeScript client in ``lib/client``:
   and consume answers and the callback carry;
 * receipts: ``decode_receipt``, ``check_receipt_binding``,
   ``verify_receipt`` (refuses expired receipts) and ``verify_receipt_offline``
-  (evidence checks of kept receipts);
+  (evidence checks of kept receipts, with their passkey assertions when given
+  the reviewers' passkeys);
+* passkeys: ``vote_challenge``, ``verify_assertion``,
+  ``verify_receipt_assertions`` (the passkey assertions a receipt carries,
+  checked offline), ``cose_key_to_jwk`` and ``passkey_public_key``; ES256 and
+  RS256 need the optional ``cryptography`` package (the ``passkeys`` extra),
+  EdDSA does not;
 * ``result_digest`` -- the salted digest of a tool's result that an execution
   report carries;
 * ``ApprovalPort`` / ``PortDecision`` -- the approval port for Python
@@ -43,6 +49,7 @@ submodules are an implementation detail:
 * ``executions`` -- ``result_digest``;
 * ``reviews`` -- ``denial_reason``;
 * ``receipts`` -- receipts, and why Ed25519 is yours to supply;
+* ``passkeys`` / ``_cose`` -- WebAuthn assertions and the COSE keys of passkeys;
 * ``json_patch`` -- the JSON Patch subset;
 * ``approval_port`` -- the approval port, which checks receipt signatures
   with ``ed25519_verify``, a pure-Python Ed25519 verifier (also usable as
@@ -60,6 +67,18 @@ from .executions import result_digest
 from .http_answers import MAX_WAIT_SECONDS, MAX_WEBHOOK_BODY_BYTES
 from .http_client import CountersignClient
 from .json_patch import JsonPatchError, apply_json_patch, format_json_pointer, parse_json_pointer
+from ._cose import CoseKeyError, cose_key_to_jwk
+from .passkeys import (
+    COSE_ALGORITHMS,
+    AssertionCheck,
+    ReceiptAssertionResult,
+    ReceiptAssertionsCheck,
+    SignatureVerifier,
+    passkey_public_key,
+    verify_assertion,
+    verify_receipt_assertions,
+    vote_challenge,
+)
 from .receipts import (
     RECEIPT_CLOCK_TOLERANCE_SECONDS,
     check_receipt_binding,
@@ -126,4 +145,16 @@ __all__ = [
     "RECEIPT_CLOCK_TOLERANCE_SECONDS",
     "result_digest",
     "verify_receipt_offline",
+    # Passkey assertions in receipts, checked offline.
+    "AssertionCheck",
+    "COSE_ALGORITHMS",
+    "CoseKeyError",
+    "ReceiptAssertionResult",
+    "ReceiptAssertionsCheck",
+    "SignatureVerifier",
+    "cose_key_to_jwk",
+    "passkey_public_key",
+    "verify_assertion",
+    "verify_receipt_assertions",
+    "vote_challenge",
 ]

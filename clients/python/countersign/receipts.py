@@ -19,7 +19,9 @@ this module does:
   expiry) and delegates the signature check to ``ed25519_verify(public_key,
   message, signature) -> bool``. The JWKS is served at
   ``{base_url}/.well-known/jwks.json`` (``CountersignClient.fetch_jwks()``);
-* ``verify_receipt_offline(jws, jwks)`` checks a kept receipt as evidence.
+* ``verify_receipt_offline(jws, jwks, passkeys=None)`` checks a kept receipt
+  as evidence, and with ``passkeys`` the approvers' passkey assertions it
+  carries (``countersign.passkeys``).
 
 What a receipt says
 -------------------
@@ -47,6 +49,7 @@ from typing import Any
 from ._ed25519 import ed25519_verify as _builtin_ed25519_verify
 from ._checks import _CONSUMED_DECISIONS, _MISSING, _first_bad, _is_int, _is_str, _is_str_list
 from .errors import CountersignError
+from .passkeys import SignatureVerifier, verify_receipt_assertions
 
 _RECEIPT_ALGORITHMS = ("EdDSA", "Ed25519")
 #: Seconds a receipt is still accepted after its ``exp``, for clocks that differ.
@@ -258,6 +261,10 @@ def verify_receipt_offline(
     jwks: Mapping[str, Any],
     passkeys: Mapping[str, Any] | None = None,
     *,
+    origin: str | None = None,
+    rp_id: str | None = None,
+    require_assertions: bool = False,
+    verify_signature: SignatureVerifier | None = None,
     ed25519_verify: Ed25519Verify | None = None,
 ) -> dict[str, Any]:
     """The evidence check of a kept receipt, without Countersign: its
@@ -269,21 +276,31 @@ def verify_receipt_offline(
     to the package's own.
 
     ``passkeys`` is for the approvers' passkey assertions a receipt carries
-    when its policy required passkeys: reviewer email -> list of
-    ``{"credential_id", "public_key" (COSE, base64url), "alg"}``, as
-    ``GET /api/v1/reviewers/{email}/passkeys`` serves them. Checking those
-    assertions is NOT implemented in the Python client yet (TODO: WebAuthn
-    assertion verification). So: with ``passkeys=None`` the assertions are
-    only shape-checked, as part of the payload; given ``passkeys`` and a
-    receipt that carries assertions, this raises ``NotImplementedError``
-    rather than return a payload whose assertions nobody checked.
+    when its policy required passkeys: reviewer email -> list of passkeys
+    (``{"credential_id", "public_key" (COSE, base64url), "alg", ...}``, or with
+    a ``jwk``), as ``GET /api/v1/reviewers/{email}/passkeys`` lists them.
+    Given ``passkeys``, every assertion is checked
+    (``verify_receipt_assertions``, with ``origin``, ``rp_id`` and
+    ``verify_signature``), and any failure raises "invalid-receipt" with
+    ``reason`` "assertions" and every failure in the message; call
+    ``verify_receipt_assertions(payload, passkeys)`` for the result of each
+    assertion. A receipt without assertions is returned as it is, unless
+    ``require_assertions=True`` (for requests whose policy requires passkeys:
+    the receipt must then carry them). Without ``passkeys`` the assertions
+    are only shape-checked, as part of the payload, and the passkey options
+    are refused (``TypeError``) rather than ignored.
     """
-    if passkeys is not None and not isinstance(passkeys, Mapping):
+    if passkeys is None:
+        if origin is not None or rp_id is not None or require_assertions or verify_signature is not None:
+            raise TypeError("origin, rp_id, require_assertions and verify_signature need passkeys")
+    elif not isinstance(passkeys, Mapping):
         raise TypeError("passkeys must map reviewer emails to their passkeys, or be None")
     payload = verify_receipt(jws, jwks, ed25519_verify or _builtin_ed25519_verify, allow_expired=True)
-    if passkeys is not None and payload.get("assertions"):
-        raise NotImplementedError(
-            "the Python client cannot check passkey assertions yet: the receipt's signature and fields verified, "
-            "its assertions did not; call verify_receipt_offline(jws, jwks) without passkeys to check only those"
+    if passkeys is None or (not payload.get("assertions") and not require_assertions):
+        return payload
+    check = verify_receipt_assertions(payload, passkeys, origin=origin, rp_id=rp_id, verify_signature=verify_signature)
+    if not check.ok:
+        raise _receipt_error(
+            "receipt passkey assertions do not verify: " + "; ".join(check.failures), reason="assertions"
         )
     return payload
