@@ -1,4 +1,4 @@
-// `npm run bench [-- --db sqlite|postgres] [--quick] [--rebuild] [--profile] [--render]` (issue: benchmark).
+// `npm run bench [-- --db sqlite|postgres] [--quick] [--rebuild] [--profile] [--render] [--soak [--minutes N]]` (issue: benchmark).
 //
 // Builds into .tmp/next-bench if there is no build there or the sources are
 // newer than it (--rebuild forces it), starts the built app
@@ -31,6 +31,10 @@
 // scripts/bench/render.mjs). --render runs only that: app A, set-up, the
 // scenario, a table (bench/results/<date>.json under "<db>-render").
 //
+// --soak runs only the soak (scripts/bench/soak.mjs): app A, set-up, N minutes
+// (default 10) of steady mixed traffic, RSS growth and peak
+// (bench/results/<date>.json under "<db>-soak").
+//
 // --profile writes a V8 CPU profile of app A's `next start` process (the
 // preload scripts/bench/cpu-profile.cjs, through NODE_OPTIONS) to
 // bench/tmp/profiles/<run>/ and prints the hottest functions
@@ -43,6 +47,7 @@ import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
 import { chromiumLaunchOptions } from "../e2e/chromium.mjs";
 import { renderBench, renderFigures } from "./bench/render.mjs";
+import { soak, soakFigures } from "./bench/soak.mjs";
 import { notifyFigures, notifyLatencies, startPushEndpoint, startSmtpSink, vapidEnv, waitForDrain } from "./bench/notify.mjs";
 import { createTemporaryDatabase } from "./db/temporary-database.mjs";
 import { credentialsSignIn } from "./http/credentials-sign-in.mjs";
@@ -53,6 +58,9 @@ const quick = argv.includes("--quick");
 const rebuild = argv.includes("--rebuild");
 const profile = argv.includes("--profile");
 const renderOnly = argv.includes("--render");
+const soakMode = argv.includes("--soak");
+const soakMinutes = argv.includes("--minutes") ? Number(argv[argv.indexOf("--minutes") + 1]) : 10;
+if (!(soakMinutes >= 1)) fail("--minutes must be a number of minutes, at least 1");
 const dbArg = argv.includes("--db") ? argv[argv.indexOf("--db") + 1] : "sqlite";
 if (!["sqlite", "postgres", "postgresql"].includes(dbArg)) fail(`--db must be sqlite or postgres, not ${dbArg}`);
 const provider = dbArg === "sqlite" ? "sqlite" : "postgresql";
@@ -521,6 +529,7 @@ async function main() {
   });
   const base = app.baseUrl;
   if (renderOnly) return renderOnlyRun(app, helperEnv, build);
+  if (soakMode) return soakOnlyRun(app, helperEnv, build);
   if (profile) {
     profileMark = async (label) => {
       const next = appRss(app.child.pid);
@@ -835,19 +844,39 @@ async function main() {
   }
 }
 
-/** --render: only the 256 KiB decision-page scenario (scripts/bench/render.mjs). */
-async function renderOnlyRun(app, helperEnv, build) {
+/** --soak: only the steady mixed load, its memory sampled (scripts/bench/soak.mjs). */
+async function soakOnlyRun(app, helperEnv, build) {
   const setupFile = join(tmp, "setup.json");
   runHelper(["setup", setupFile], helperEnv);
   const setup = JSON.parse(readFileSync(setupFile, "utf8"));
+  const callsFile = join(tmp, "calls.json");
+  runHelper(["events", setupFile, "3000", callsFile], helperEnv);
+  const calls = JSON.parse(readFileSync(callsFile, "utf8"));
   const cookie = await signIn(app.baseUrl, setup.signIn.email, setup.signIn.password);
-  log("decision page of a 256 KiB request: server time, size, health check during 3 renders");
-  const render = await phase("render", () => renderBench({ base: app.baseUrl, cookie, service: setup.services[0], samples: P.pageSamples }));
+  log(`soak: ${soakMinutes} min of agents, a reviewer in Chromium and executors`);
+  const result = await phase("soak", () =>
+    soak({
+      base: app.baseUrl,
+      setup,
+      calls,
+      cookie,
+      minutes: soakMinutes,
+      rssKiB: () => appRss(app.child.pid)?.kib ?? null,
+      heap: () => memoryOf(app),
+      chromiumLaunchOptions,
+      log,
+    }),
+  );
   await app.stop();
-  const figures = renderFigures(render).map((f) => ({ ...f, met: f.value == null ? null : f.met(f.value) }));
+  const figures = soakFigures(result).map((f) => ({ ...f, met: f.value == null ? null : f.met(f.value) }));
+  writeModeResult("soak", build, figures, result);
+}
+
+/** Prints a mode's table and keeps it in bench/results/<date>.json under "<db>-<mode>". */
+function writeModeResult(mode, build, figures, raw) {
   const fmt = (v, unit = "") => (v == null ? "—" : (v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2)) + unit);
   const table = [
-    `### Countersign bench — ${provider}, decision page render (--render), ${new Date().toISOString()}`,
+    `### Countersign bench — ${provider}, --${mode}, ${new Date().toISOString()}`,
     "",
     "| Figure | Value | Detail | Target | Met? |",
     "|---|---|---|---|---|",
@@ -863,17 +892,30 @@ async function renderOnlyRun(app, helperEnv, build) {
   } catch {
     // first run of the day
   }
-  day[`${provider}-render`] = {
+  day[`${provider}-${mode}`] = {
     at: new Date().toISOString(),
     provider,
     node: process.version,
     build,
     table,
     figures: figures.map(({ key, figure, value, detail, target, met }) => ({ key, figure, value, detail, target, met })),
-    raw: render,
+    raw,
   };
   writeFileSync(resultFile, JSON.stringify(day, null, 2) + "\n");
   log(`wrote ${resultFile}`);
+}
+
+/** --render: only the 256 KiB decision-page scenario (scripts/bench/render.mjs). */
+async function renderOnlyRun(app, helperEnv, build) {
+  const setupFile = join(tmp, "setup.json");
+  runHelper(["setup", setupFile], helperEnv);
+  const setup = JSON.parse(readFileSync(setupFile, "utf8"));
+  const cookie = await signIn(app.baseUrl, setup.signIn.email, setup.signIn.password);
+  log("decision page of a 256 KiB request: server time, size, health check during 3 renders");
+  const render = await phase("render", () => renderBench({ base: app.baseUrl, cookie, service: setup.services[0], samples: P.pageSamples }));
+  await app.stop();
+  const figures = renderFigures(render).map((f) => ({ ...f, met: f.value == null ? null : f.met(f.value) }));
+  writeModeResult("render", build, figures, render);
 }
 
 async function cleanup() {

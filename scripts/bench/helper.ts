@@ -6,6 +6,7 @@
 //   secrets                          → stdout: fresh secrets (lib/local-secrets)
 //   setup <out>                      → services, policies, reviewers; credentials to <out>
 //   webhooks <setup> <n> <out>       → n signed, realistic webhook requests
+//   events <setup> <n> <out>         → n realistic calls, unsigned (the soak signs each as it sends it)
 //   consumes <setup> <n> <out>       → n approved requests, ready to consume
 //   auto-approved <setup> <n> <out>  → a standing approval (proposed and approved through
 //                                      the domain functions) and n signed webhooks it matches,
@@ -88,6 +89,17 @@ async function webhooks(setupPath: string, n: number, out: string) {
   }
   writeFileSync(out, JSON.stringify(reqs));
   process.stdout.write(JSON.stringify({ requests: n, mean_body_bytes: Math.round(bytes / n) }) + "\n");
+}
+
+/** Unsigned realistic calls, for a sender that signs each as it sends it (the soak runs longer than a signature lives). */
+async function events(setupPath: string, n: number, out: string) {
+  const { services } = readSetup(setupPath);
+  const calls = Array.from({ length: n }, (_, i) => {
+    const svc = services[i % services.length]!;
+    return { slug: svc.slug, data: realisticEvent(svc.slug).data };
+  });
+  writeFileSync(out, JSON.stringify(calls));
+  process.stdout.write(JSON.stringify({ calls: n }) + "\n");
 }
 
 async function consumes(setupPath: string, n: number, out: string) {
@@ -208,6 +220,8 @@ async function main() {
       return setup(a[0]!);
     case "webhooks":
       return webhooks(a[0]!, Number(a[1]), a[2]!);
+    case "events":
+      return events(a[0]!, Number(a[1]), a[2]!);
     case "consumes":
       return consumes(a[0]!, Number(a[1]), a[2]!);
     case "auto-approved":
