@@ -413,7 +413,8 @@ export function passkeySuite(provider: Provider) {
       const junk = await adminCli(["receipt", "verify", join(dir, "junk.jws")]);
       expect(junk.code).toBe(1);
       expect(junk.stderr).toContain("compact JWS");
-    });
+      // Three command-line runs, each a fresh tsx process: more than a minute on a busy 2-core machine.
+    }, 180_000);
 
     it("re-verifies stored assertions in audit verify, and reports a changed one", async () => {
       const before = await lib.verifyChain();
@@ -531,6 +532,7 @@ export function passkeySuite(provider: Provider) {
       ]);
       expect(word.code).not.toBe(0);
       expect(word.stderr).toContain("true or false");
-    });
+      // Four command-line runs, each a fresh tsx process.
+    }, 180_000);
   });
 }

@@ -200,5 +200,7 @@ describe("policy reminders and escalation: POLICY_FILE and the admin command lin
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("escalate_to_roles: is required when escalate_after is set");
     expect(await ctx.db.policy.count({ where: { name: "bad" } })).toBe(0);
-  });
+    // Five command-line runs in a row, each a fresh tsx process: on a busy
+    // 2-core machine that passes Vitest's default minute.
+  }, 180_000);
 });
