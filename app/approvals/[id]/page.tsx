@@ -81,6 +81,8 @@ export default async function ApprovalPage({ params }: Params) {
           needsFullView: v.requireFullView && view.truncated && !view.fullViewAt,
         }
       : null;
+  // Nothing to say when the only rule is a full view this reviewer does not need.
+  const paceNote = pace && (v.minReviewSeconds > 0 || pace.needsFullView) ? pace : null;
 
   return (
     <>
@@ -172,15 +174,15 @@ export default async function ApprovalPage({ params }: Params) {
               nextHref={approvalHref(near.following)}
               submitReview={submitReview}
             />
-            {pace && (
+            {paceNote && (
               <p role="note" className="mt-2 text-sm text-slate-700" data-testid="review-pace">
                 {v.minReviewSeconds > 0 && (
                   <>
                     This request&apos;s policy asks for at least {humanSeconds(v.minReviewSeconds)} on this page before a vote: you can vote from{" "}
-                    <LocalTime at={pace.voteFrom} />.{" "}
+                    <LocalTime at={paceNote.voteFrom} />.{" "}
                   </>
                 )}
-                {pace.needsFullView && <>Its arguments are not all shown: open Raw JSON under them to see them in full before you vote.</>}
+                {paceNote.needsFullView && <>Its arguments are not all shown: open Raw JSON under them to see them in full before you vote.</>}
               </p>
             )}
           </div>
