@@ -12,6 +12,7 @@ const LINKS: Array<{ href: string; label: string; permission: Permission }> = [
   { href: "/admin/audit", label: "Audit", permission: "admin:audit" },
   { href: "/admin/outbox", label: "Outbox", permission: "admin:outbox" },
   { href: "/admin/executions", label: "Executions", permission: "admin:executions" },
+  { href: "/admin/insights", label: "Insights", permission: "admin:insights" },
   // Everyone's own notification channels and browsers.
   { href: "/settings", label: "Settings", permission: "queue:view" },
 ];

@@ -6,11 +6,19 @@ import { clientFor, cliService, requestFor, session, statusIn, userItem } from "
 import { E2E } from "./config";
 import { adminCli, onSignInPage, tag } from "./helpers";
 
-const ADMIN_PAGES = ["/admin/users", "/admin/policies", "/admin/services", "/admin/audit", "/admin/outbox", "/admin/executions"] as const;
+const ADMIN_PAGES = [
+  "/admin/users",
+  "/admin/policies",
+  "/admin/services",
+  "/admin/audit",
+  "/admin/outbox",
+  "/admin/executions",
+  "/admin/insights",
+] as const;
 
 test.describe("admin pages: who may see them", () => {
   test("anonymous → /signin, reviewer → 403, disabled admin → /signin, admin → 200", async ({ browser }) => {
-    test.setTimeout(120_000);
+    test.setTimeout(180_000);
     const anonymous = await browser.newContext({ baseURL: E2E.appUrl });
     const anonPage = await anonymous.newPage();
     for (const path of ADMIN_PAGES) {
@@ -37,6 +45,7 @@ test.describe("admin pages: who may see them", () => {
       "/admin/audit": "Audit trail",
       "/admin/outbox": "Outbox",
       "/admin/executions": "Executions",
+      "/admin/insights": "Insights",
     };
     for (const path of ADMIN_PAGES) {
       const r = await admin.page.goto(path);

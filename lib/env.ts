@@ -54,6 +54,14 @@ const envSchema = z
       .min(0, "EXECUTION_REPORT_GRACE_SECONDS must be 0 or more")
       .max(2_592_000, "EXECUTION_REPORT_GRACE_SECONDS must be at most 2592000 (30 days)")
       .default(3600),
+    // /admin/insights flags reviewers whose destructive approvals mostly came
+    // sooner than this after the page was served (docs/insights.md).
+    INSIGHTS_FAST_REVIEW_SECONDS: z.coerce
+      .number({ error: "INSIGHTS_FAST_REVIEW_SECONDS must be a whole number of seconds" })
+      .int("INSIGHTS_FAST_REVIEW_SECONDS must be a whole number of seconds")
+      .min(1, "INSIGHTS_FAST_REVIEW_SECONDS must be at least 1")
+      .max(3600, "INSIGHTS_FAST_REVIEW_SECONDS must be at most 3600")
+      .default(10),
     // How long a consume receipt is good for (its exp claim); executors refuse to run on an expired one.
     RECEIPT_TTL_SECONDS: z.coerce
       .number({ error: "RECEIPT_TTL_SECONDS must be a whole number of seconds" })

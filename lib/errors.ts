@@ -16,6 +16,9 @@ export const ERROR_STATUS = {
   // A policy with require_passkey (docs/passkeys.md): the vote carries no assertion, or one that does not verify.
   "passkey-required": 403,
   "passkey-invalid": 403,
+  // A policy's anti-rubber-stamp rules (docs/insights.md): too soon after the page was served, or through a channel with no page; the arguments not yet seen in full.
+  "review-too-early": 403,
+  "full-view-required": 403,
   "not-found": 404,
   "call-reused": 409,
   "already-consumed": 409,

@@ -214,6 +214,8 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
     escalate_to_roles: JSON.stringify(policy.escalateToRoles),
     slack_channel: policy.slackChannel,
     require_passkey: policy.requirePasskey,
+    min_review_seconds: policy.minReviewSeconds,
+    require_full_view: policy.requireFullView,
     created_at: now,
     expires_at: request.expiresAt,
   };

@@ -17,6 +17,8 @@ export const PERMISSIONS = {
   "admin:outbox": [ADMIN_ROLE],
   /** Approved and consumed requests whose executor has not reported the run (docs/executions.md). */
   "admin:executions": [ADMIN_ROLE],
+  /** Review statistics and their CSV (docs/insights.md). */
+  "admin:insights": [ADMIN_ROLE],
   /** See every request, whatever its required roles. */
   "requests:view-all": [ADMIN_ROLE, AUDITOR_ROLE],
   /** See the digest of an unsalted request with redacted values without being able to decide it. */

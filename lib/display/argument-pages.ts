@@ -2,7 +2,8 @@
 // rendering): the children of the container at a path, from a position, or
 // the rest of a long string or key; or the matches of a search
 // (lib/display/argument-search); or the whole arguments as canonical JSON
-// (RFC 8785) with hidden characters shown as escapes, for the raw view. Only
+// (RFC 8785) with hidden characters shown as escapes, for the raw view, which
+// also records that the viewer saw the arguments in full (require_full_view). Only
 // for a viewer who may see the request (lib/reviews/visibility); only the
 // stored, redacted arguments; pages and search results have the same bounds
 // as the first render, whatever the size of the arguments.
@@ -14,6 +15,7 @@ import { canSeeRequest } from "../reviews/visibility";
 import { childrenPage, resolvePath, stringPage, type Json, type NodeView } from "./bounded-tree";
 import { searchArguments, type SearchResult } from "./argument-search";
 import { flagReason, reveal, type Segment } from "./reveal";
+import { recordFullView } from "../reviews/review-views";
 
 export const MAX_PATH_DEPTH = 10_000;
 
@@ -43,13 +45,15 @@ export type ArgumentsPage =
   | { kind: "canonical"; segments: Segment[]; flag: string | null };
 
 /** null when the request does not exist, the viewer may not see it, or nothing pageable is at the path. */
-export async function argumentsPage(viewerId: string, approvalId: string, q: ArgumentsQuery): Promise<ArgumentsPage | null> {
+export async function argumentsPage(viewerId: string, approvalId: string, q: ArgumentsQuery, now = new Date()): Promise<ArgumentsPage | null> {
   if (!(await canSeeRequest(viewerId, approvalId))) return null;
   const row = await db().approval.findUnique({ where: { id: approvalId }, select: { redactedArgs: true } });
   if (!row) return null;
   const args = JSON.parse(row.redactedArgs) as Json;
   if (q.q !== undefined) return { kind: "search", ...searchArguments(args, q.q) };
   if (q.format === "canonical") {
+    // The whole arguments, served to this viewer: a policy's require_full_view is met from now (docs/insights.md).
+    await recordFullView({ approvalId, userId: viewerId, now });
     const r = reveal(canonicalize(args) ?? "null");
     return { kind: "canonical", segments: r.segments, flag: flagReason(r.findings) };
   }

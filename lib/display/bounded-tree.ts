@@ -190,3 +190,11 @@ export function stringPage(s: string, from: number, limits: Limits = LIMITS): { 
   const r = reveal(cps.slice(from, end).join(""), { json: true, openQuote: false, closeQuote: last });
   return { segments: r.segments, next: last ? null : end };
 }
+
+/** Whether a render left anything out: a container with unshown children, or a string or key cut short. */
+export function isTruncated(node: NodeView): boolean {
+  if (node.key !== null && typeof node.key !== "number" && node.key.rest > 0) return true;
+  if (node.k === "leaf") return node.rest > 0;
+  if (!node.partial && node.children.length < node.size) return true;
+  return node.children.some(isTruncated);
+}

@@ -23,6 +23,8 @@ export const DEFAULT_POLICY: PolicyDefinition = {
   slack_channel: null,
   standing_max_ttl: 0,
   require_passkey: false,
+  min_review_seconds: 0,
+  require_full_view: false,
 };
 
 class DefaultPolicyRace extends Error {}

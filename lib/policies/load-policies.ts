@@ -38,6 +38,8 @@ type PolicyRow = {
   slackChannel: string | null;
   standingMaxTtlSeconds: number;
   requirePasskey: boolean;
+  minReviewSeconds: number;
+  requireFullView: boolean;
   version: number;
 };
 
@@ -59,6 +61,8 @@ export function ruleFromRow(r: PolicyRow): PolicyRule {
     slackChannel: r.slackChannel,
     standingMaxTtlSeconds: r.standingMaxTtlSeconds,
     requirePasskey: r.requirePasskey,
+    minReviewSeconds: r.minReviewSeconds,
+    requireFullView: r.requireFullView,
     version: r.version,
   };
 }
@@ -69,7 +73,8 @@ let cache: { key: string; rules: PolicyRule[] } | undefined;
 export async function loadPolicies(tx: Tx | Sql): Promise<PolicyRule[]> {
   const rows = await sqlOf(tx).all<Record<string, unknown>>(
     `SELECT name, service_slug, tool_pattern, effects, roles, quorum, ttl_seconds, priority, is_default, remind_at,
-            escalate_after_seconds, escalate_to_roles, slack_channel, standing_max_ttl, require_passkey, version
+            escalate_after_seconds, escalate_to_roles, slack_channel, standing_max_ttl, require_passkey,
+            min_review_seconds, require_full_view, version
      FROM policies ORDER BY name ASC`,
   );
   const key = JSON.stringify(rows, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v));
@@ -91,6 +96,8 @@ export async function loadPolicies(tx: Tx | Sql): Promise<PolicyRule[]> {
         slackChannel: r.slack_channel === null ? null : String(r.slack_channel),
         standingMaxTtlSeconds: Number(r.standing_max_ttl),
         requirePasskey: asBool(r.require_passkey),
+        minReviewSeconds: Number(r.min_review_seconds),
+        requireFullView: asBool(r.require_full_view),
         version: Number(r.version),
       }),
     );

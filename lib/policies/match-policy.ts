@@ -31,13 +31,28 @@ export type PolicyRule = {
   standingMaxTtlSeconds: number;
   /** Votes need a WebAuthn assertion (docs/passkeys.md). */
   requirePasskey: boolean;
+  /** Least seconds between the page being served to a reviewer and their vote (0: off; docs/insights.md). */
+  minReviewSeconds: number;
+  /** A reviewer whose view of the arguments was truncated must open them in full before voting. */
+  requireFullView: boolean;
   /** The audit sequence number of the change that set this definition (0: set before versions were kept). */
   version: number;
 };
 
 export type PolicySnapshot = Pick<
   PolicyRule,
-  "name" | "version" | "roles" | "quorum" | "ttlSeconds" | "remindAt" | "escalateAfterSeconds" | "escalateToRoles" | "slackChannel" | "requirePasskey"
+  | "name"
+  | "version"
+  | "roles"
+  | "quorum"
+  | "ttlSeconds"
+  | "remindAt"
+  | "escalateAfterSeconds"
+  | "escalateToRoles"
+  | "slackChannel"
+  | "requirePasskey"
+  | "minReviewSeconds"
+  | "requireFullView"
 >;
 
 export function globMatches(pattern: string, tool: string): boolean {

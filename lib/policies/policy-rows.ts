@@ -27,6 +27,8 @@ export function definitionOf(rule: PolicyRule): PolicyDefinition {
     slack_channel: rule.slackChannel,
     standing_max_ttl: rule.standingMaxTtlSeconds,
     require_passkey: rule.requirePasskey,
+    min_review_seconds: rule.minReviewSeconds,
+    require_full_view: rule.requireFullView,
   };
 }
 
@@ -83,6 +85,8 @@ export async function writePolicyRow(
     slackChannel: p.slack_channel,
     standingMaxTtlSeconds: p.standing_max_ttl,
     requirePasskey: p.require_passkey,
+    minReviewSeconds: p.min_review_seconds,
+    requireFullView: p.require_full_view,
     version,
   };
   if (!existing) {
@@ -102,6 +106,8 @@ export async function writePolicyRow(
         slackChannel: rule.slackChannel,
         standingMaxTtlSeconds: rule.standingMaxTtlSeconds,
         requirePasskey: rule.requirePasskey,
+        minReviewSeconds: rule.minReviewSeconds,
+        requireFullView: rule.requireFullView,
         version,
       },
     });

@@ -30,6 +30,8 @@ const integer = (min: number, max: number, what: string) =>
   );
 
 export const MAX_REMINDERS = 5;
+/** The longest min_review_seconds: an hour. */
+export const MAX_MIN_REVIEW_SECONDS = 3600;
 
 // "0.5, 0.9" as typed in a flag or a form, or a list from a policy file.
 const listOf = (v: unknown) =>
@@ -117,6 +119,12 @@ export const policyInputSchema = z
       .transform((v) => v ?? 0),
     // Every vote needs a WebAuthn assertion over the vote (docs/passkeys.md); false by default.
     require_passkey: booleanSchema.nullish().transform((v) => v ?? false),
+    // Anti-rubber-stamp (docs/insights.md): least seconds on the request's page before a vote (0: off) …
+    min_review_seconds: integer(0, MAX_MIN_REVIEW_SECONDS, " of seconds")
+      .nullish()
+      .transform((v) => v ?? 0),
+    // … and a truncated view of the arguments must be opened in full before a vote.
+    require_full_view: booleanSchema.nullish().transform((v) => v ?? false),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -167,6 +175,8 @@ export const POLICY_FIELDS = [
   "slack_channel",
   "standing_max_ttl",
   "require_passkey",
+  "min_review_seconds",
+  "require_full_view",
 ] as const satisfies ReadonlyArray<keyof PolicyDefinition>;
 
 /** Just the definition's fields, in POLICY_FIELDS order. */

@@ -62,6 +62,9 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     policy: { name: a.policyName, roles, quorum: a.quorum, ttlSeconds: a.ttlSeconds },
     /** Votes need the reviewer's passkey (docs/passkeys.md). */
     requirePasskey: a.requirePasskey,
+    /** Anti-rubber-stamp rules (docs/insights.md). */
+    minReviewSeconds: a.minReviewSeconds,
+    requireFullView: a.requireFullView,
     /** Fewer people could approve it at ingest than its quorum needs. */
     quorumUnreachable: a.quorumUnreachable,
     /** When its policy escalated it, and the roles that joined then. */

@@ -17,6 +17,7 @@ import { emitLocalChange, announceChange } from "../approvals/changes";
 import { finalizeApproval } from "../approvals/finalize";
 import { eligibility } from "./eligibility";
 import { VIEWER_SELECT, visibleTo } from "./visibility";
+import { paceRefusal, readReviewView } from "./review-views";
 import { issueVoteChallenge, passkeyVoteSchema, useVoteNonce, verifyVoteAssertion, type PasskeyVote } from "../passkeys/vote-passkey";
 
 /** A reviewer's reason, wherever one is written (a vote, a batch, a proposal): trimmed, bounded, no NUL. */
@@ -128,9 +129,15 @@ export async function recordVoteInTx(
   } else if (opts.passkey) {
     throw new AppError("invalid-request", "this request's policy does not ask for a passkey: vote without one");
   }
+  // Anti-rubber-stamp (docs/insights.md): long enough on the page, and the arguments seen in full.
+  if (approval.minReviewSeconds > 0 || approval.requireFullView) {
+    const view = via === "browser" ? await readReviewView(tx, approvalId, reviewerId) : null;
+    const refusal = paceRefusal(approval, view, now, via === "browser" ? null : CHANNEL_WORDS[via]);
+    if (refusal) throw new AppError(refusal.code, refusal.message);
+  }
   const reviewId = newId("rev");
   await tx.review.create({
-    data: { id: reviewId, approvalId, reviewerId, reviewerEmail: email, decision, reason: reason ?? null, createdAt: now },
+    data: { id: reviewId, approvalId, reviewerId, reviewerEmail: email, decision, reason: reason ?? null, createdAt: now, via },
   });
   if (assertion) await tx.voteAssertion.create({ data: { reviewId, approvalId, ...assertion, createdAt: now } });
   const approveCount = approval.approveCount + (decision === "approve" ? 1 : 0);

@@ -13,7 +13,7 @@ import { one, optional, type Command } from "./flags";
 export const policyCommands: Record<string, Command> = {
   "policy set": {
     usage:
-      "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P] [--remind-at F1,F2] [--escalate-after SECONDS --escalate-to-roles R1,R2] [--slack-channel C|#name] [--standing-max-ttl SECONDS] [--require-passkey true|false]",
+      "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P] [--remind-at F1,F2] [--escalate-after SECONDS --escalate-to-roles R1,R2] [--slack-channel C|#name] [--standing-max-ttl SECONDS] [--require-passkey true|false] [--min-review-seconds SECONDS] [--require-full-view true|false]",
     // A field's flag is its name with dashes: remind_at → --remind-at.
     flags: POLICY_FIELDS.map((f) => f.replaceAll("_", "-")),
     run: async (f) => {
@@ -33,6 +33,8 @@ export const policyCommands: Record<string, Command> = {
           slack_channel: optional(f, "slack-channel"),
           standing_max_ttl: optional(f, "standing-max-ttl"),
           require_passkey: optional(f, "require-passkey"),
+          min_review_seconds: optional(f, "min-review-seconds"),
+          require_full_view: optional(f, "require-full-view"),
         },
         "cli",
       );
@@ -72,6 +74,8 @@ export const policyCommands: Record<string, Command> = {
           slack_channel: p.slackChannel,
           standing_max_ttl: p.standingMaxTtlSeconds,
           require_passkey: p.requirePasskey,
+          min_review_seconds: p.minReviewSeconds,
+          require_full_view: p.requireFullView,
           default: p.isDefault,
         },
         also_matching: answer.alsoMatching,

@@ -42,6 +42,8 @@ export function attackSuite(provider: Provider) {
       "/admin/services",
       "/admin/audit",
       "/admin/executions",
+      "/admin/insights",
+      "/admin/insights/csv?chart=reviewers",
     ];
 
     it("never serves a protected page to an anonymous request, whatever the bypass trick", async () => {

@@ -30,6 +30,8 @@ const NO_FOLLOW_UPS = {
   slack_channel: null,
   standing_max_ttl: 0,
   require_passkey: false,
+  min_review_seconds: 0,
+  require_full_view: false,
 };
 
 const GOOD_YAML = `

@@ -30,6 +30,8 @@ export async function savePolicyAction(_prev: ActionState, fd: FormData): Promis
         slack_channel: optionalField(fd, "slack_channel"),
         standing_max_ttl: optionalField(fd, "standing_max_ttl"),
         require_passkey: fd.get("require_passkey") === "on",
+        min_review_seconds: optionalField(fd, "min_review_seconds"),
+        require_full_view: fd.get("require_full_view") === "on",
       },
       actor,
     );

@@ -118,6 +118,24 @@ function PolicyFields({ p }: { p?: PolicyView }) {
           </span>
         </span>
       </label>
+      <TextField
+        label="Least review time"
+        name="min_review_seconds"
+        type="number"
+        defaultValue={p?.min_review_seconds ? String(p.min_review_seconds) : ""}
+        placeholder="0: off"
+        className="w-44"
+        help="Seconds a reviewer must have had the request's page before voting (at most 3600); no Slack or batch votes"
+      />
+      <label className="flex items-center gap-2 text-sm">
+        <input type="checkbox" name="require_full_view" defaultChecked={p?.require_full_view ?? false} className="h-5 w-5 rounded border-slate-300" />
+        <span>
+          <span className="font-medium">Require a full view of the arguments</span>
+          <span className="block text-xs text-slate-600">
+            When the page shows only part of the arguments, a vote waits until the reviewer opened Raw JSON; no Slack or batch votes
+          </span>
+        </span>
+      </label>
     </>
   );
 }
@@ -138,6 +156,8 @@ function followUp(p: PolicyView): string {
     p.slack_channel ? `posted to Slack ${p.slack_channel}` : "",
     p.standing_max_ttl ? `standing approvals up to ${humanSeconds(p.standing_max_ttl)}` : "",
     p.require_passkey ? "votes need a passkey" : "",
+    p.min_review_seconds ? `votes at least ${humanSeconds(p.min_review_seconds)} after the page was served` : "",
+    p.require_full_view ? "votes need the arguments seen in full" : "",
   ]
     .filter(Boolean)
     .join(" · ");

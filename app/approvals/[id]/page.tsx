@@ -25,6 +25,8 @@ import { getQueueVersion } from "@/lib/queue/live-feed";
 import { getReviewView } from "@/lib/reviews/get-review-view";
 import { findNeighbours } from "@/lib/reviews/neighbours";
 import { requestDisplay, type TextView } from "@/lib/display/request-display";
+import { isTruncated } from "@/lib/display/bounded-tree";
+import { recordPageServed } from "@/lib/reviews/review-views";
 
 export const dynamic = "force-dynamic";
 
@@ -68,6 +70,19 @@ export default async function ApprovalPage({ params }: Params) {
   const [prevHref, nextHref] = [approvalHref(near.prev), approvalHref(near.next)];
   // Bounded (docs/security.md): the first render holds a fixed number of nodes; the warning covers everything.
   const shown = requestDisplay(v, v.redactedArgs);
+  // When this page was first served to this reviewer, and whether it left arguments out (docs/insights.md):
+  // a policy's min_review_seconds and require_full_view count from here.
+  const truncated = isTruncated(shown.args);
+  const view = v.status === "pending" ? await recordPageServed({ approvalId: v.id, userId: user.id, truncated }) : null;
+  const pace =
+    view && v.canReview && (v.minReviewSeconds > 0 || v.requireFullView)
+      ? {
+          voteFrom: new Date(view.firstServedAt.getTime() + v.minReviewSeconds * 1000).toISOString(),
+          needsFullView: v.requireFullView && view.truncated && !view.fullViewAt,
+        }
+      : null;
+  // Nothing to say when the only rule is a full view this reviewer does not need.
+  const paceNote = pace && (v.minReviewSeconds > 0 || pace.needsFullView) ? pace : null;
 
   return (
     <>
@@ -159,6 +174,17 @@ export default async function ApprovalPage({ params }: Params) {
               nextHref={approvalHref(near.following)}
               submitReview={submitReview}
             />
+            {paceNote && (
+              <p role="note" className="mt-2 text-sm text-slate-700" data-testid="review-pace">
+                {v.minReviewSeconds > 0 && (
+                  <>
+                    This request&apos;s policy asks for at least {humanSeconds(v.minReviewSeconds)} on this page before a vote: you can vote from{" "}
+                    <LocalTime at={paceNote.voteFrom} />.{" "}
+                  </>
+                )}
+                {paceNote.needsFullView && <>Its arguments are not all shown: open Raw JSON under them to see them in full before you vote.</>}
+              </p>
+            )}
           </div>
           <nav aria-label="Requests needing your review" className="flex flex-wrap items-center gap-2 text-sm">
             {prevHref ? (

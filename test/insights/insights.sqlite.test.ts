@@ -1,0 +1,3 @@
+import { insightsSuite } from "./insights.suite";
+
+insightsSuite("sqlite");

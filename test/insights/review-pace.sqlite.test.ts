@@ -1,0 +1,3 @@
+import { reviewPaceSuite } from "./review-pace.suite";
+
+reviewPaceSuite("sqlite");
