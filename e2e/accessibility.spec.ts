@@ -165,6 +165,7 @@ test("the admin pages", async () => {
   await scanAll(page, "/admin/services", hydrated("Services"));
   await scanAll(page, "/admin/audit", hydrated("Audit trail"));
   await scanAll(page, "/admin/outbox", heading("Outbox"));
+  await scanAll(page, "/admin/insights", heading("Insights"));
 });
 
 test("the not-allowed (403) and not-found (404) pages", async () => {
