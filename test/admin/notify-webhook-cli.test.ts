@@ -2,13 +2,13 @@
 // it in production (loopback refused) on a real SQLite file: it saves, shows
 // and clears a service's notification webhook URL, refuses a blocked address
 // or a missing choice with nothing changed, and each change is one audit event.
-import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSecrets } from "@/lib/local-secrets";
 import { useFreshDatabase } from "../helpers/databases";
+import { runAdminCli } from "../helpers/admin-cli";
 
 describe("admin command line: service set-notify-webhook (sqlite)", () => {
   let ctx: Awaited<ReturnType<typeof useFreshDatabase>>;
@@ -21,17 +21,10 @@ describe("admin command line: service set-notify-webhook (sqlite)", () => {
   });
   afterAll(async () => ctx?.close());
 
-  function adminCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  function adminCli(args: string[]) {
     const env: NodeJS.ProcessEnv = { ...process.env, ...secrets, DATABASE_URL: ctx.url, COUNTERSIGN_DATA_DIR: dir, NODE_ENV: "production" };
     delete env.CALLBACK_ALLOW_LOOPBACK;
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/admin.ts", ...args],
-        { env, timeout: 60_000 },
-        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+    return runAdminCli(args, env);
   }
 
   const stored = async (slug: string) => (await ctx.db.service.findUniqueOrThrow({ where: { slug } })).notifyWebhookUrl;

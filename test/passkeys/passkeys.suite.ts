@@ -6,7 +6,6 @@
 // after one changed byte; `audit verify` re-verifies stored assertions; the
 // passkeys route admits admins and services only. The authenticator is a
 // software one (test/helpers/soft-authenticator.ts); the server's checks are real.
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import type { Provider } from "../helpers/databases";
 import { refusal } from "../helpers/refusal-code";
 import { signInWithPassword } from "../helpers/sign-in";
 import { softAuthenticator, type SoftAuthenticator } from "../helpers/soft-authenticator";
+import { runAdminCli } from "../helpers/admin-cli";
 
 type Answer = { status: number; body: Record<string, unknown> };
 
@@ -89,16 +89,8 @@ export function passkeySuite(provider: Provider) {
       );
     };
 
-    function adminCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-      const env: NodeJS.ProcessEnv = { ...process.env, ...app!.env, NODE_ENV: "production" };
-      return new Promise((resolve) => {
-        execFile(
-          process.execPath,
-          ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/admin.ts", ...args],
-          { env, timeout: 90_000 },
-          (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
-        );
-      });
+    function adminCli(args: string[]) {
+      return runAdminCli(args, { ...process.env, ...app!.env, NODE_ENV: "production" });
     }
 
     beforeAll(async () => {

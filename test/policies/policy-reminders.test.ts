@@ -2,7 +2,6 @@
 // schema refuses bad values with messages naming the field, and the fields
 // round-trip through a POLICY_FILE and the admin command line (set, list,
 // the audit record) on a real SQLite database.
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +10,7 @@ import { generateSecrets } from "@/lib/local-secrets";
 import { parsePolicyFile, PolicyFileError } from "@/lib/policies/policy-file";
 import { policyInputSchema } from "@/lib/policies/schemas";
 import { useFreshDatabase } from "../helpers/databases";
+import { runAdminCli } from "../helpers/admin-cli";
 
 const base = { name: "pay", tool: "payments.*", roles: ["payments"], quorum: 1, ttl: 3600 };
 
@@ -80,16 +80,8 @@ describe("policy reminders and escalation: POLICY_FILE and the admin command lin
   afterAll(async () => ctx?.close());
 
   /** The admin command line, as an operator runs it, on this test's database. */
-  function adminCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const env = { ...process.env, ...secrets, DATABASE_URL: ctx.url, COUNTERSIGN_DATA_DIR: dir };
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/admin.ts", ...args],
-        { env, timeout: 60_000 },
-        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+  function adminCli(args: string[]) {
+    return runAdminCli(args, { ...process.env, ...secrets, DATABASE_URL: ctx.url, COUNTERSIGN_DATA_DIR: dir });
   }
 
   it("reads the fields from a policy file and syncs them into the table, then finds nothing to change", async () => {
