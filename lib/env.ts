@@ -69,6 +69,14 @@ const envSchema = z
       .min(60, "RECEIPT_TTL_SECONDS must be at least 60")
       .max(86_400, "RECEIPT_TTL_SECONDS must be at most 86400 (a day)")
       .default(600),
+    // The server's V8 old-space ceiling (docs/operations.md "Memory"): without one, V8 on a large
+    // machine lets garbage pile up to gigabytes before collecting it. npm start passes it to the server.
+    HEAP_LIMIT_MIB: z.coerce
+      .number({ error: "HEAP_LIMIT_MIB must be a whole number of MiB" })
+      .int("HEAP_LIMIT_MIB must be a whole number of MiB")
+      .min(128, "HEAP_LIMIT_MIB must be at least 128")
+      .max(65_536, "HEAP_LIMIT_MIB must be at most 65536")
+      .default(384),
     // Callback targets (docs/security.md). Loopback: unset means "allowed only outside production".
     CALLBACK_ALLOW_LOOPBACK: z
       .enum(["0", "1", "true", "false", ""])

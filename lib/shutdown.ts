@@ -21,3 +21,26 @@ export function isShuttingDown(): boolean {
 export function beginShutdown(): void {
   controller().abort(new Error("shutting down"));
 }
+
+/**
+ * A signal that aborts when `signal` does or when this instance starts
+ * stopping, and `release` to call once the work it guards is over. Not
+ * `AbortSignal.any([signal, shutdownSignal()])`: on Node 20 every signal made
+ * that way stays referenced by the process-long shutdown signal (measured:
+ * 200,000 calls left 200,000 signals behind), one per long-poll or callback.
+ */
+export function abortOnShutdown(signal: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const linked = new AbortController();
+  const shutdown = shutdownSignal();
+  const abort = () => linked.abort(signal.aborted ? signal.reason : shutdown.reason);
+  const release = () => {
+    signal.removeEventListener("abort", abort);
+    shutdown.removeEventListener("abort", abort);
+  };
+  if (signal.aborted || shutdown.aborted) abort();
+  else {
+    signal.addEventListener("abort", abort, { once: true });
+    shutdown.addEventListener("abort", abort, { once: true });
+  }
+  return { signal: linked.signal, release };
+}

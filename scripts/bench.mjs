@@ -40,7 +40,7 @@
 // bench/tmp/profiles/<run>/ and prints the hottest functions
 // (scripts/bench/profile-summary.mjs). Not part of `npm test`.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -59,8 +59,10 @@ const rebuild = argv.includes("--rebuild");
 const profile = argv.includes("--profile");
 const renderOnly = argv.includes("--render");
 const soakMode = argv.includes("--soak");
+const heapSnapshots = argv.includes("--heap-snapshots");
 const soakMinutes = argv.includes("--minutes") ? Number(argv[argv.indexOf("--minutes") + 1]) : 10;
 if (!(soakMinutes >= 1)) fail("--minutes must be a number of minutes, at least 1");
+if (heapSnapshots && (!soakMode || profile)) fail("--heap-snapshots goes with --soak, and not with --profile");
 const dbArg = argv.includes("--db") ? argv[argv.indexOf("--db") + 1] : "sqlite";
 if (!["sqlite", "postgres", "postgresql"].includes(dbArg)) fail(`--db must be sqlite or postgres, not ${dbArg}`);
 const provider = dbArg === "sqlite" ? "sqlite" : "postgresql";
@@ -71,6 +73,7 @@ const nextBin = join(root, "node_modules", "next", "dist", "bin", "next");
 const runId = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}`;
 const tmp = join(root, "bench", "tmp", runId);
 const profileDir = join(root, "bench", "tmp", "profiles", runId); // kept after the run (git-ignored)
+const heapDir = join(root, "bench", "tmp", "heap", runId); // the soak's heap snapshots (--heap-snapshots), kept after the run
 
 /** The steady phase's pace: ten webhooks a second, a busy team's agents rather than a burst. */
 const STEADY_INTERVAL_MS = 100;
@@ -522,8 +525,13 @@ async function main() {
       }
     : {};
   if (profile) mkdirSync(profileDir, { recursive: true });
+  // The soak's heap snapshots: Node writes one to heapDir on each SIGUSR2.
+  const heapEnv = heapSnapshots
+    ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${heapDir}`.trim() }
+    : {};
+  if (heapSnapshots) mkdirSync(heapDir, { recursive: true });
   const app = await phase("start_a", async () => {
-    const a = await startApp("A", portA, { ...env, ...profileEnv });
+    const a = await startApp("A", portA, { ...env, ...profileEnv, ...heapEnv });
     await a.ready;
     return a;
   });
@@ -844,6 +852,30 @@ async function main() {
   }
 }
 
+/** Asks app A's `next start` process for a heap snapshot and waits until it is written; returns its path. */
+async function takeHeapSnapshot(app, label) {
+  const next = appRss(app.child.pid);
+  if (!next) return null;
+  const before = new Set(readdirSync(heapDir));
+  process.kill(next.pid, "SIGUSR2");
+  // Written in place: done when the new file's size stops changing.
+  for (let last = -1, deadline = Date.now() + 300_000; Date.now() < deadline;) {
+    await sleep(2000);
+    const file = readdirSync(heapDir).find((f) => !before.has(f) && f.endsWith(".heapsnapshot"));
+    if (!file) continue;
+    const size = statSync(join(heapDir, file)).size;
+    if (size > 0 && size === last) {
+      const named = join(heapDir, `${label}.heapsnapshot`);
+      renameSync(join(heapDir, file), named);
+      log(`heap snapshot ${label}: ${named} (${Math.round(size / 1048576)} MiB)`);
+      return named;
+    }
+    last = size;
+  }
+  log(`heap snapshot ${label}: not written in 5 minutes`);
+  return null;
+}
+
 /** --soak: only the steady mixed load, its memory sampled (scripts/bench/soak.mjs). */
 async function soakOnlyRun(app, helperEnv, build) {
   const setupFile = join(tmp, "setup.json");
@@ -862,7 +894,8 @@ async function soakOnlyRun(app, helperEnv, build) {
       cookie,
       minutes: soakMinutes,
       rssKiB: () => appRss(app.child.pid)?.kib ?? null,
-      heap: () => memoryOf(app),
+      heap: (gc) => memoryOf(app, gc),
+      heapSnapshot: heapSnapshots ? (label) => takeHeapSnapshot(app, label) : null,
       chromiumLaunchOptions,
       log,
     }),

@@ -78,8 +78,9 @@ async function main() {
   // the client's address (scripts/server/serve.mjs); plain Node, as `next start` runs.
   const child = spawn(process.execPath, [join(root, "scripts", "server", "serve.mjs"), String(e.PORT), String(e.TRUSTED_PROXY_HOPS)], {
     stdio: "inherit",
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+    env: { ...process.env, ...serverMemoryEnv(e.HEAP_LIMIT_MIB), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
   });
+
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
   // Its own launcher gone (scripts/server/when-parent-gone.mjs): stop the server; its exit ends this process.
   whenParentGone(() => child.kill("SIGTERM"));
@@ -102,6 +103,23 @@ async function main() {
     console.log(`  requester: ${DEMO_USERS.requester.email}`);
     console.log(`  password (all demo users): ${password}   (stored in ${credentialsFile})\n`);
   }
+}
+
+/**
+ * The server's memory settings. Its heap ceiling (HEAP_LIMIT_MIB), through
+ * NODE_OPTIONS unless that already sets one: V8 sizes its heap from the
+ * machine's memory, and under steady load it let garbage grow the process
+ * past 800 MiB while its live objects stayed near 100 MiB (the soak,
+ * docs/performance.md). And two malloc arenas unless MALLOC_ARENA_MAX is set:
+ * glibc's default of eight per core keeps freed native memory (HTTP buffers,
+ * crypto on the thread pool) resident.
+ */
+function serverMemoryEnv(heapLimitMib: number): Record<string, string> {
+  const nodeOptions = process.env.NODE_OPTIONS ?? "";
+  return {
+    NODE_OPTIONS: /--max-old-space-size\b/.test(nodeOptions) ? nodeOptions : `${nodeOptions} --max-old-space-size=${heapLimitMib}`.trim(),
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2",
+  };
 }
 
 async function waitUntilUp(baseUrl: string): Promise<void> {

@@ -10,10 +10,32 @@ import { waitForChange } from "./changes";
 import { approvalStateBody } from "./present";
 import { REVIEW_TRAIL_QUERY } from "./review-trail";
 
+/** Only what the state shows: a long-poll re-reads it on every wake, and the arguments can be 256 KiB. */
+const STATE_COLUMNS = {
+  id: true,
+  status: true,
+  runId: true,
+  callId: true,
+  tool: true,
+  argsDigest: true,
+  expiresAt: true,
+  createdAt: true,
+  decidedAt: true,
+  decidedBy: true,
+  consumedAt: true,
+  quorumUnreachable: true,
+  revisionMatch: true,
+  executionStatus: true,
+  resultDigest: true,
+  finishedAt: true,
+  reportedAt: true,
+  reviews: REVIEW_TRAIL_QUERY,
+} as const;
+
 export async function getApprovalState(service: AuthenticatedService, approvalId: string, waitSeconds: number, signal?: AbortSignal) {
   const deadline = Date.now() + waitSeconds * 1000;
   for (;;) {
-    const a = await db().approval.findFirst({ where: { id: approvalId, serviceId: service.id }, include: { reviews: REVIEW_TRAIL_QUERY } });
+    const a = await db().approval.findFirst({ where: { id: approvalId, serviceId: service.id }, select: STATE_COLUMNS });
     if (!a) throw new AppError("not-found");
     const body = approvalStateBody(a);
     const remaining = deadline - Date.now();

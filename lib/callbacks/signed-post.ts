@@ -4,7 +4,7 @@
 // (deliver-callbacks.ts) and notification webhooks (lib/notifications) use it.
 import "server-only";
 import { signWebhook, unixNow } from "@countersign/client";
-import { isShuttingDown, shutdownSignal } from "../shutdown";
+import { abortOnShutdown, isShuttingDown } from "../shutdown";
 import { callbackTargetPolicy, resolveCallbackTarget, type TargetCheck } from "./callback-target";
 import { pinnedPost } from "./pinned-post.mjs";
 
@@ -19,7 +19,15 @@ export type SignedPostResult = { ok: boolean; statusCode: number | null; errorCl
  * admin nothing about the ports of a host callbacks may not reach.
  */
 export async function postSignedWebhook(url: string, payload: string, messageId: string, secret: string): Promise<SignedPostResult> {
-  const signal = AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), shutdownSignal()]);
+  const attempt = abortOnShutdown(AbortSignal.timeout(TIMEOUT_MS));
+  try {
+    return await post(url, payload, messageId, secret, attempt.signal);
+  } finally {
+    attempt.release();
+  }
+}
+
+async function post(url: string, payload: string, messageId: string, secret: string, signal: AbortSignal): Promise<SignedPostResult> {
   const failed = (): SignedPostResult => ({
     ok: false,
     statusCode: null,

@@ -4,7 +4,7 @@
 // The traffic, all through the product's own doors:
 //   - agents: realistic calls (scripts/bench/traffic.ts) sent at a steady
 //     pace through the TypeScript client, each signed as it is sent; every
-//     request lives two minutes;
+//     request lives 45 seconds;
 //   - one reviewer in Chromium, signed in, opening requests in arrival order
 //     and approving them (every fifth denied, with a reason). Four-eyes
 //     requests get one approval and expire: expiry is part of the mix;
@@ -18,7 +18,8 @@ import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 
 const SEND_INTERVAL_MS = 250; // four calls a second
-const REQUEST_TTL_SECONDS = 120;
+// Short enough that the open long-polls (the working set) reach their steady number within the first minute.
+const REQUEST_TTL_SECONDS = 45;
 const SAMPLE_MS = 5000;
 
 /**
@@ -29,11 +30,12 @@ const SAMPLE_MS = 5000;
  * @param {{ name: string; value: string }} o.cookie the reviewer's session cookie
  * @param {number} o.minutes
  * @param {() => number | null} o.rssKiB the app's RSS now
- * @param {() => Promise<{ heapUsed?: number; heapTotal?: number } | null>} o.heap the app's V8 heap (MiB)
+ * @param {(gc?: boolean) => Promise<{ heapUsed?: number; heapTotal?: number } | null>} o.heap the app's V8 heap (MiB), after a full GC when asked
+ * @param {((label: string) => Promise<string | null>) | null} [o.heapSnapshot] takes a heap snapshot of the app (`--heap-snapshots`)
  * @param {object} o.chromiumLaunchOptions
  * @param {(m: string) => void} o.log
  */
-export async function soak({ base, setup, calls, cookie, minutes, rssKiB, heap, chromiumLaunchOptions, log }) {
+export async function soak({ base, setup, calls, cookie, minutes, rssKiB, heap, heapSnapshot = null, chromiumLaunchOptions, log }) {
   const clients = new Map(
     setup.services.map((s) => [
       s.slug,
@@ -143,20 +145,43 @@ export async function soak({ base, setup, calls, cookie, minutes, rssKiB, heap, 
   const sampler = (async () => {
     while (!stop.signal.aborted) {
       const h = await heap();
-      samples.push({ t: Math.round(elapsed()), rss_kib: rssKiB(), heap_used_mib: h?.heapUsed ?? null, pending_executors: executors.size });
+      samples.push({
+        t: Math.round(elapsed()),
+        rss_kib: rssKiB(),
+        heap_used_mib: h?.heapUsed ?? null,
+        heap_total_mib: h?.heapTotal ?? null,
+        external_mib: h?.external ?? null,
+        pending_executors: executors.size,
+      });
       const last = samples[samples.length - 1];
       if (samples.length % 12 === 1) {
         log(
-          `soak ${Math.round(elapsed())} s: RSS ${Math.round((last.rss_kib ?? 0) / 1024)} MiB, heap ${last.heap_used_mib} MiB, ${counts.accepted} requests, ${counts.votes} votes, ${counts.reported} runs reported`,
+          `soak ${Math.round(elapsed())} s: RSS ${Math.round((last.rss_kib ?? 0) / 1024)} MiB, heap ${last.heap_used_mib} of ${last.heap_total_mib} MiB, external ${last.external_mib} MiB, ${executors.size} waiting, ${counts.accepted} requests, ${counts.votes} votes, ${counts.reported} runs reported`,
         );
       }
       await new Promise((r) => setTimeout(r, SAMPLE_MS));
     }
   })();
 
-  await new Promise((r) => setTimeout(r, minutes * 60_000));
+  // After the first minute and at the end of the load, under traffic: the live heap (after a full
+  // GC), to tell what is alive from garbage V8 has not collected yet; with --heap-snapshots also a
+  // snapshot of it (a snapshot runs a full GC first, so it holds only what is alive). Each pauses the app.
+  const snapshots = [];
+  const live = {};
+  const checkpoint = async (label) => {
+    live[label] = (await heap(true))?.heapUsed ?? null;
+    if (heapSnapshot) snapshots.push(await heapSnapshot(`soak-${label}`));
+  };
+  await new Promise((r) => setTimeout(r, Math.min(60_000, minutes * 60_000 - 1000)));
+  await checkpoint("first-minute");
+  await new Promise((r) => setTimeout(r, Math.max(0, minutes * 60_000 - elapsed() * 1000)));
+  await checkpoint("end");
   stop.abort();
   await Promise.allSettled([agents, reviewer, sampler, ...executors]);
+  // What stays once the load is gone: RSS and the live heap after a full GC.
+  await new Promise((r) => setTimeout(r, 5000));
+  const afterGc = await heap(true);
+  const idleRss = rssKiB();
 
   const withRss = samples.filter((s) => s.rss_kib);
   const firstMinute = withRss.find((s) => s.t >= 60) ?? withRss[0];
@@ -174,6 +199,9 @@ export async function soak({ base, setup, calls, cookie, minutes, rssKiB, heap, 
       peak: Math.round(peak / 1024),
     },
     growth: firstMinute && end ? Math.round((end.rss_kib / firstMinute.rss_kib) * 1000) / 1000 : null,
+    live_heap_mib: { after_first_minute: live["first-minute"], end: live.end },
+    after_load: { rss_mib: idleRss ? Math.round(idleRss / 1024) : null, heap_used_after_gc_mib: afterGc?.heapUsed ?? null, heap: afterGc },
+    heap_snapshots: snapshots.filter(Boolean),
     samples,
   };
 }
@@ -198,6 +226,18 @@ export function soakFigures(r) {
       detail: `${r.counts.accepted} requests, ${r.counts.votes} votes, ${r.counts.reported} runs reported`,
       target: "≤ 512 MiB",
       met: (v) => v <= 512,
+    },
+    {
+      key: "soak_live_heap_growth",
+      figure: "Soak: live V8 heap (after a full GC) at the end ÷ after the first minute",
+      value:
+        r.live_heap_mib.after_first_minute && r.live_heap_mib.end
+          ? Math.round((r.live_heap_mib.end / r.live_heap_mib.after_first_minute) * 100) / 100
+          : null,
+      unit: "",
+      detail: `${r.live_heap_mib.after_first_minute} → ${r.live_heap_mib.end} MiB; ${r.after_load.heap_used_after_gc_mib} MiB once the load stopped`,
+      target: "≤ 1.1 (a leak grows it)",
+      met: (v) => v <= 1.1,
     },
   ];
 }

@@ -51,6 +51,7 @@ describe("graceful shutdown on SIGTERM (sqlite)", () => {
   });
 
   it("finishes in-flight work, releases its callback lease and exits promptly", async () => {
+    expect(serverEnv(app.child.pid!).NODE_OPTIONS).toContain("--max-old-space-size=384"); // HEAP_LIMIT_MIB's default
     onTestFailed(() => console.log(`app output:\n${app.output().slice(-8000)}`));
     const f = await import("../helpers/fixtures");
     const { createService } = await import("@/lib/services/manage-services");
@@ -123,13 +124,15 @@ describe("graceful shutdown on SIGTERM (sqlite)", () => {
   it("shuts the server down by itself when `npm start`'s launcher is killed outright", async () => {
     const orphaned = await startAppServer({
       port: await freePort(),
-      env: { ...app.env, COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-orphan-")) },
+      env: { ...app.env, COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-orphan-")), HEAP_LIMIT_MIB: "200" },
     });
     try {
       const launcher = orphaned.child.pid!;
       // tsx's launcher, then scripts/start.ts, then the server it starts.
       const chain = descendants(launcher);
       expect(chain.length).toBeGreaterThanOrEqual(2);
+      // npm start gives the server its memory settings: the heap ceiling HEAP_LIMIT_MIB (its default in the test above) and two malloc arenas.
+      expect(serverEnv(launcher)).toMatchObject({ NODE_OPTIONS: expect.stringContaining("--max-old-space-size=200"), MALLOC_ARENA_MAX: "2" });
       // SIGKILL to the launcher alone: nothing forwards a signal to the others.
       process.kill(launcher, "SIGKILL");
       const deadline = Date.now() + 30_000;
@@ -141,6 +144,16 @@ describe("graceful shutdown on SIGTERM (sqlite)", () => {
     }
   }, 120_000);
 });
+
+/** The environment of the server (scripts/server/serve.mjs, titled next-server) under a launcher. */
+function serverEnv(launcher: number): Record<string, string> {
+  for (const pid of descendants(launcher)) {
+    if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("next-server")) continue;
+    const pairs = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+    return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]));
+  }
+  throw new Error(`no server process under ${launcher}`);
+}
 
 /** A process's children, their children, and so on (Linux /proc). */
 function descendants(pid: number): number[] {

@@ -50,12 +50,23 @@ export function slackSuite(provider: Provider) {
     }
 
     /** A four-eyes policy with a channel, a tool and a role of its own, and its people. */
-    async function setUp(opts: { effects?: string } = {}) {
+    async function setUp(opts: { effects?: string; minReviewSeconds?: number } = {}) {
       const role = `approver-${f.uid()}`;
       const tool = `payments.refund_${f.uid()}`;
       const channel = `#approvals-${f.uid()}`;
       const { setPolicy } = await import("@/lib/policies/set-policy");
-      await setPolicy({ name: `slack-${f.uid()}`, tool, roles: [role], quorum: 2, ttl: 3600, slack_channel: channel }, "cli");
+      await setPolicy(
+        {
+          name: `slack-${f.uid()}`,
+          tool,
+          roles: [role],
+          quorum: 2,
+          ttl: 3600,
+          slack_channel: channel,
+          min_review_seconds: opts.minReviewSeconds ?? 0,
+        },
+        "cli",
+      );
       const [a, b, requester, other] = await Promise.all([person([role]), person([role]), person([role]), person(["reviewer"])]);
       const svc = await f.makeService();
       const ask = () =>
@@ -275,6 +286,23 @@ export function slackSuite(provider: Provider) {
       expect(shown).toContain("Denied");
       expect(shown).toContain(a.email);
       expect(shown).toContain("Not this customer");
+    });
+
+    it("refuses a button press on a request whose policy asks for time on its page, pointing to the page", async () => {
+      const { a, channel, ask } = await setUp({ minReviewSeconds: 5 });
+      const created = await ask();
+      const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
+      // Whatever the time (the lib test moves the clock): a Slack message shows no page, so it never counts as a look at one.
+      const text = await pressAndHear({
+        channel: post.channel,
+        messageTs: post.ts,
+        value: created.approval_id,
+        actionId: "countersign_approve",
+        user: a.slackId,
+      });
+      expect(text).toContain("open the request in Countersign and vote there");
+      expect(await db.review.count({ where: { approvalId: created.approval_id } })).toBe(0);
+      expect(await db.approval.findUniqueOrThrow({ where: { id: created.approval_id } })).toMatchObject({ status: "pending" });
     });
 
     it("refuses a reviewer whose role was revoked between the message and the click", async () => {

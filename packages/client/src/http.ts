@@ -67,6 +67,29 @@ export function abortedError(signal: AbortSignal): CountersignError {
 }
 
 /**
+ * A signal that aborts with either, and `release` for when the request is
+ * over. Not `AbortSignal.any`: on Node 20 each signal it makes stays
+ * referenced by its inputs, so an agent passing one long-lived signal to
+ * thousands of calls would keep every one of them.
+ */
+function eitherSignal(timeout: AbortSignal, caller: AbortSignal | undefined): { signal: AbortSignal; release: () => void } {
+  if (!caller) return { signal: timeout, release: () => {} };
+  const linked = new AbortController();
+  const onTimeout = () => linked.abort(timeout.reason);
+  const onCaller = () => linked.abort(caller.reason);
+  const release = () => {
+    timeout.removeEventListener("abort", onTimeout);
+    caller.removeEventListener("abort", onCaller);
+  };
+  if (caller.aborted) onCaller();
+  else {
+    timeout.addEventListener("abort", onTimeout, { once: true });
+    caller.addEventListener("abort", onCaller, { once: true });
+  }
+  return { signal: linked.signal, release };
+}
+
+/**
  * Sends one request (no redirects followed) and parses its JSON body. Throws
  * "timeout", "aborted" or "network-error" when no answer came, and
  * "unexpected-response" for a 2xx whose body is not JSON.
@@ -80,7 +103,7 @@ export async function send(
   options: CallOptions,
 ): Promise<HttpAnswer> {
   const timeout = AbortSignal.timeout(options.timeoutMs ?? target.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  const { signal, release } = eitherSignal(timeout, options.signal);
   let response: Response;
   let text: string;
   try {
@@ -103,6 +126,8 @@ export async function send(
       message: `${method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`,
       cause: error,
     });
+  } finally {
+    release();
   }
   let parsed: unknown = undefined;
   if (text.length > 0) {

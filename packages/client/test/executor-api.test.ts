@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
@@ -123,5 +124,19 @@ describe("executor API", () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     error = await caught(client({ baseUrl: `http://127.0.0.1:${port}` }).getApproval("apr_1"));
     expect([error.code, error.status]).toEqual(["network-error", 0]);
+  });
+
+  it("leaves nothing attached to a caller's long-lived signal once each call is over", async () => {
+    // An agent passes one signal (its own shutdown, say) to every call: thousands of calls must not pile up on it.
+    const lifetime = new AbortController();
+    const c = client();
+    const { approval_id } = await c.requestApproval(newCall());
+    for (let i = 0; i < 50; i++) await c.getApproval(approval_id, { signal: lifetime.signal });
+    await caught(client({ timeoutMs: 100 }).getApproval("hang", { signal: lifetime.signal }));
+    expect(getEventListeners(lifetime.signal, "abort")).toHaveLength(0);
+    // And while a call is in flight the signal still stops it.
+    setTimeout(() => lifetime.abort(), 100);
+    expect((await caught(c.cancel("hang", { signal: lifetime.signal }))).code).toBe("aborted");
+    expect(getEventListeners(lifetime.signal, "abort")).toHaveLength(0);
   });
 });

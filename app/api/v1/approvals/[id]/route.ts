@@ -4,7 +4,7 @@ import { withService } from "@/lib/auth/guards";
 import { json } from "@/lib/http/respond";
 import { invalidRequest } from "@/lib/errors";
 import { getApprovalState } from "@/lib/approvals/get-approval";
-import { shutdownSignal } from "@/lib/shutdown";
+import { abortOnShutdown } from "@/lib/shutdown";
 
 export const dynamic = "force-dynamic";
 
@@ -16,6 +16,11 @@ export const GET = loggedRoute(
     const query = querySchema.safeParse(Object.fromEntries(new URL(req.url).searchParams));
     if (!query.success) throw invalidRequest(query.error);
     // A long-poll ends early, with the current state, when the client leaves or this instance stops.
-    return json(await getApprovalState(service, id, query.data.wait, AbortSignal.any([req.signal, shutdownSignal()])));
+    const waiting = abortOnShutdown(req.signal);
+    try {
+      return json(await getApprovalState(service, id, query.data.wait, waiting.signal));
+    } finally {
+      waiting.release();
+    }
   }),
 );

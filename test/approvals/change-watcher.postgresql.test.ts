@@ -1,0 +1,3 @@
+import { changeWatcherSuite } from "./change-watcher.suite";
+
+changeWatcherSuite("postgresql");
