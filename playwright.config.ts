@@ -12,6 +12,8 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   reporter: [["list"]],
+  // The admin CLI the tests make their users with, bundled once (e2e/global-setup.ts).
+  globalSetup: "./e2e/global-setup.ts",
   // Per E2E_PORT, so two runs on one machine keep their own traces.
   outputDir: process.env.E2E_PORT ? `.tmp/e2e-results-${process.env.E2E_PORT}` : ".tmp/e2e-results",
   use: {

@@ -1,5 +1,5 @@
 // Shared steps for the browser tests. Users are created through the real
-// admin CLI against the e2e app's database (SQLite in WAL mode, so the CLI
+// admin CLI (bundled once per run) against the e2e app's database (SQLite in WAL mode, so the CLI
 // and the running app may write at the same time).
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -23,12 +23,13 @@ export function e2eEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * Runs the admin CLI (what `npm run admin -- <args>` runs, minus npm's own
- * start-up) and returns its JSON output. Throws, with stderr, on a non-zero exit.
+ * Runs the admin CLI (the source `npm run admin -- <args>` runs, bundled once
+ * per run by e2e/global-setup.ts) and returns its JSON output. Throws, with
+ * stderr, on a non-zero exit.
  */
 export function adminCli(args: readonly string[]): unknown {
   try {
-    const out = execFileSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/admin.ts", ...args], {
+    const out = execFileSync(process.execPath, ["--conditions=react-server", E2E.adminCliBundle, ...args], {
       cwd: repoRoot,
       env: e2eEnv(),
       encoding: "utf8",

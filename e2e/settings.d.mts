@@ -6,4 +6,6 @@ export declare const E2E: {
   clientId: string;
   clientSecret: string;
   dataDir: string;
+  /** The admin CLI bundled for this run (e2e/global-setup.ts). */
+  adminCliBundle: string;
 };

@@ -8,7 +8,7 @@ const base = JSON.parse(readFileSync(new URL("./e2e.json", import.meta.url), "ut
 const port = process.env.E2E_PORT ? Number(process.env.E2E_PORT) : null;
 if (port !== null && !(Number.isInteger(port) && port > 0 && port < 65535)) throw new Error("E2E_PORT must be a port number");
 
-export const E2E =
+const moved =
   port === null
     ? base
     : {
@@ -19,3 +19,6 @@ export const E2E =
         issuer: `http://localhost:${port + 1}`,
         dataDir: `${base.dataDir}-${port}`,
       };
+
+/** Where e2e/global-setup.ts bundles the admin CLI for this run (outside dataDir, which the app's launcher empties). */
+export const E2E = { ...moved, adminCliBundle: `${moved.dataDir}-admin-cli/admin.mjs` };
