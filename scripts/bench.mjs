@@ -1,4 +1,4 @@
-// `npm run bench [-- --db sqlite|postgres] [--quick] [--rebuild] [--profile] [--render] [--soak [--minutes N]]` (issue: benchmark).
+// `npm run bench [-- --db sqlite|postgres] [--quick] [--rebuild] [--profile] [--render] [--soak [--minutes N] [--heap-snapshots]]` (issue: benchmark).
 //
 // Builds into .tmp/next-bench if there is no build there or the sources are
 // newer than it (--rebuild forces it), starts the built app
@@ -255,7 +255,7 @@ async function withCpu(app, fn) {
 }
 const memoryOf = async (app, gc = false) => {
   try {
-    return await (await fetch(`${app.baseUrl}/api/bench/memory${gc ? "?gc=1" : ""}`)).json();
+    return await (await fetch(`${app.baseUrl}/api/bench/memory${gc ? "?gc=1" : ""}`, { signal: AbortSignal.timeout(30_000) })).json();
   } catch {
     return null;
   }
@@ -900,6 +900,7 @@ async function soakOnlyRun(app, helperEnv, build) {
       log,
     }),
   );
+  log("soak: load over; stopping the app");
   await app.stop();
   const figures = soakFigures(result).map((f) => ({ ...f, met: f.value == null ? null : f.met(f.value) }));
   writeModeResult("soak", build, figures, result);

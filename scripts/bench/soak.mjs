@@ -177,7 +177,16 @@ export async function soak({ base, setup, calls, cookie, minutes, rssKiB, heap, 
   await new Promise((r) => setTimeout(r, Math.max(0, minutes * 60_000 - elapsed() * 1000)));
   await checkpoint("end");
   stop.abort();
-  await Promise.allSettled([agents, reviewer, sampler, ...executors]);
+  // Everything stops on the signal; a part that does not within a minute is named, and the figures taken anyway.
+  const parts = { agents, reviewer, sampler };
+  const settled = new Set();
+  for (const [name, p] of Object.entries(parts)) void p.finally(() => settled.add(name));
+  const done = Promise.allSettled([...Object.values(parts), ...executors]);
+  const late = await Promise.race([done.then(() => false), new Promise((r) => setTimeout(() => r(true), 60_000).unref())]);
+  if (late) {
+    const stuck = Object.keys(parts).filter((n) => !settled.has(n));
+    log(`soak: still running a minute after the load stopped: ${[...stuck, `${executors.size} executors`].join(", ")}; measuring anyway`);
+  }
   // What stays once the load is gone: RSS and the live heap after a full GC.
   await new Promise((r) => setTimeout(r, 5000));
   const afterGc = await heap(true);
