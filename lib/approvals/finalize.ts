@@ -9,7 +9,7 @@ import { afterCommit } from "../db/after-commit";
 import { asDate, sqlOf, type Sql } from "../db/sql";
 import { countDecision } from "../metrics/count";
 import { appendAuditEvent } from "../audit/append-event";
-import type { Actor } from "../audit/events";
+import type { Actor, AuditInput } from "../audit/events";
 import { enqueueCallback } from "../callbacks/enqueue-callback";
 import { announceChange } from "./changes";
 
@@ -28,7 +28,15 @@ export async function finalizeApproval(
   tx: Tx | Sql,
   approvalId: string,
   decision: Decision,
-  opts: { decidedBy: string[]; decidedAt: Date; actor: Actor; reason?: string | null; requireExpired?: boolean },
+  opts: {
+    decidedBy: string[];
+    decidedAt: Date;
+    actor: Actor;
+    reason?: string | null;
+    requireExpired?: boolean;
+    /** Events the caller appends together, last in its transaction (see appendAuditEvents): the decision's goes there instead of being appended now. */
+    auditInto?: AuditInput[];
+  },
 ): Promise<boolean> {
   const sql = sqlOf(tx);
   const [a] = await sql.all<{ service_id: string; run_id: string; call_id: string; tool: string; args_digest: string; created_at: unknown }>(
@@ -53,7 +61,7 @@ export async function finalizeApproval(
     decidedAt: opts.decidedAt,
   });
   await announceChange(sql, approvalId);
-  await appendAuditEvent(sql, {
+  const event: AuditInput = {
     type: EVENT[decision],
     actor: opts.actor,
     approvalId,
@@ -63,6 +71,8 @@ export async function finalizeApproval(
       args_digest: a.args_digest,
       ...(opts.reason ? { reason: opts.reason } : {}),
     },
-  });
+  };
+  if (opts.auditInto) opts.auditInto.push(event);
+  else await appendAuditEvent(sql, event);
   return true;
 }

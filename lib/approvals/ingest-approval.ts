@@ -6,7 +6,8 @@ import "server-only";
 import { db, type Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { direct, directTransaction, isUniqueViolation, placeholders, sqlOf, type Sql, type SqlParam } from "../db/sql";
-import { appendAuditEvent } from "../audit/append-event";
+import { appendAuditEvents } from "../audit/append-event";
+import type { AuditInput } from "../audit/events";
 import { followUpNotices, scheduleNotices, type Notice } from "../notifications/schedule";
 import { countPossibleApprovers } from "../notifications/recipients";
 import { argsDigest } from "@countersign/client";
@@ -88,9 +89,9 @@ type NewRequest = {
 
 /**
  * Stores a new request in the caller's transaction: the row, its webhook id,
- * the change notice and the audit event; then the first of `standing` that
- * can still be used decides it, and a request left pending gets its notice
- * triggers (committed with it: a crash after the answer still tells the
+ * the change notice; the first of `standing` that can still be used decides
+ * it; then the audit events, together and last. A request left pending gets
+ * its notice triggers (committed with it: a crash after the answer still tells the
  * reviewers, and the admins when nobody could ever approve it). Plain
  * statements (lib/db/sql.ts): the driver's own transaction for an ordinary
  * webhook, Prisma's for a revision, whose carried vote needs it.
@@ -122,22 +123,31 @@ async function storeRequest(
     ...(quorumUnreachable ? [{ kind: "quorum_unreachable", at: request.createdAt } as const] : []),
     ...followUpNotices(request, policy),
   ];
-  // Usually known now: written before the audit append, which holds the chain's head until the commit.
   if (standing.length === 0) await scheduleNotices(sql, request.id, notices);
   // Live queue pages: other instances hear it on commit (PostgreSQL NOTIFY).
   await announceChange(sql, request.id);
-  await appendAuditEvent(sql, {
-    type: "approval.requested",
-    actor: `service:${service.slug}`,
-    approvalId: request.id,
-    data: { ...audit, ...(quorumUnreachable ? { quorum_unreachable: true, possible_approvers: possible } : {}) },
-  });
+  // The events are appended together, last: on PostgreSQL the chain's head
+  // is held from that append to the commit, not across the standing
+  // approval's statements.
+  const events: AuditInput[] = [
+    {
+      type: "approval.requested",
+      actor: `service:${service.slug}`,
+      approvalId: request.id,
+      data: { ...audit, ...(quorumUnreachable ? { quorum_unreachable: true, possible_approvers: possible } : {}) },
+    },
+  ];
   // Calls like one a quorum already approved for a while are decided as they arrive: nobody is asked.
+  let standingId: string | null = null;
   for (const match of standing) {
-    if (await useStanding(sql, request, match, service.slug)) return { quorumUnreachable, standingId: match.id };
+    if (await useStanding(sql, request, match, service.slug, events)) {
+      standingId = match.id;
+      break;
+    }
   }
-  if (standing.length > 0) await scheduleNotices(sql, request.id, notices);
-  return { quorumUnreachable, standingId: null };
+  if (standingId === null && standing.length > 0) await scheduleNotices(sql, request.id, notices);
+  await appendAuditEvents(sql, events);
+  return { quorumUnreachable, standingId };
 }
 
 export async function ingestApproval(service: ServiceAuth, webhookId: string, event: ApprovalRequested): Promise<IngestResult> {

@@ -6,7 +6,7 @@
 // (a 429 there would tell which slugs exist); they cost one lookup and one
 // shared per-minute counter (record-rejection).
 import "server-only";
-import { db } from "../db/client";
+import { direct } from "../db/sql";
 import { AppError, invalidRequest } from "../errors";
 import { errorResult, readBodyLimited, type HttpResult, type RequestBody } from "../http/respond";
 import { parseJsonBody } from "../http/parse-json";
@@ -27,7 +27,7 @@ export async function receiveWebhook(delivery: WebhookDelivery): Promise<HttpRes
   let service: Awaited<ReturnType<typeof findServiceForWebhook>> = null;
   try {
     const validSlug = slugSchema.safeParse(delivery.slug);
-    service = validSlug.success ? await findServiceForWebhook(db(), validSlug.data) : null;
+    service = validSlug.success ? await findServiceForWebhook(direct(), validSlug.data) : null;
 
     const body = await readBodyLimited(delivery, MAX_BODY_BYTES);
     if (body === "too-large") throw new AppError("too-large");
@@ -40,7 +40,7 @@ export async function receiveWebhook(delivery: WebhookDelivery): Promise<HttpRes
       throw new AppError("invalid-signature", verified.ok ? "missing-headers" : verified.reason);
     }
 
-    const limit = await hitRateLimit(db(), `webhook:${service.id}`, service.rateLimitPerMinute);
+    const limit = await hitRateLimit(direct(), `webhook:${service.id}`, service.rateLimitPerMinute);
     if (!limit.allowed) throw new AppError("rate-limited", "rate-limited", { retryAfter: limit.retryAfter });
 
     const event = approvalRequestedSchema.safeParse(parseJsonBody(body));

@@ -6,7 +6,9 @@
 // on SQLite the transaction already holds the write lock. Either way each
 // appender reads the head its predecessor committed: one unbroken chain.
 // Call it last in a transaction, to hold the head for as short a time as
-// possible: two statements on PostgreSQL, then the commit.
+// possible: two statements on PostgreSQL, then the commit. A transaction that
+// records several events collects them and appends them together
+// (appendAuditEvents; finalizeApproval's auditInto).
 import "server-only";
 import { createSecretKey, type KeyObject } from "node:crypto";
 import { env } from "../env";
@@ -60,9 +62,10 @@ export async function appendAuditEvents(tx: Tx | Sql, inputs: AuditInput[]): Pro
   const rows = events.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ");
   const insert = `INSERT INTO audit_events (seq, id, at, type, actor, approval_id, data, prev_hash, hash) VALUES ${rows}`;
   if (sql.dialect === "postgresql") {
-    // One statement: other appenders wait on the head row until this
-    // transaction ends, so each round trip made while holding it counts.
-    await sql.run(`WITH event AS (${insert}) UPDATE audit_head SET hash = ? WHERE id = 1`, [...values, prevHash]);
+    // One statement, sent with the COMMIT where the transaction is the
+    // driver's: other appenders wait on the head row until this transaction
+    // ends, so each round trip made while holding it counts.
+    await sql.runLast(`WITH event AS (${insert}) UPDATE audit_head SET hash = ? WHERE id = 1`, [...values, prevHash]);
   } else {
     // SQLite: the transaction holds the database's write lock throughout anyway.
     await sql.run(insert, values);

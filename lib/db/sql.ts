@@ -36,6 +36,14 @@ export interface Sql {
   all<T extends SqlRow = SqlRow>(text: string, params?: readonly SqlParam[]): Promise<T[]>;
   /** A statement's affected row count. */
   run(text: string, params?: readonly SqlParam[]): Promise<number>;
+  /**
+   * A statement that ends the caller's work in the transaction. In a
+   * PostgreSQL driver transaction it is sent with the COMMIT, in one round
+   * trip, so a row lock it or an earlier statement took is released one
+   * round trip sooner; if another statement comes first, it runs before that
+   * one. Its failure fails the commit. Elsewhere it runs at once.
+   */
+  runLast(text: string, params?: readonly SqlParam[]): Promise<void>;
 }
 
 /** Where the direct statements of a Prisma client go (registered by createDb). */
@@ -105,7 +113,65 @@ function pgRunner(client: Queryable): Sql {
     dialect: "postgresql",
     all: async <T extends SqlRow>(text: string, params: readonly SqlParam[] = []) => (await exec(text, params)).rows as T[],
     run: async (text: string, params: readonly SqlParam[] = []) => (await exec(text, params)).rowCount ?? 0,
+    runLast: async (text: string, params: readonly SqlParam[] = []) => void (await exec(text, params)),
   };
+}
+
+/**
+ * A PostgreSQL driver transaction's statements, and its commit. The
+ * statement given to runLast waits for the commit and goes with it as one
+ * simple query ("…; COMMIT"), its values written as literals by the
+ * driver's own escaping: the extended protocol the other statements use
+ * allows one statement per round trip, and node-postgres does not pipeline.
+ * If that statement fails, PostgreSQL runs nothing after it in the string:
+ * the transaction is left aborted and the caller rolls it back.
+ */
+function pgTransaction(client: pg.PoolClient): { sql: Sql; commit(): Promise<void> } {
+  const runner = pgRunner(client);
+  let pending: { text: string; params: readonly SqlParam[] } | undefined;
+  const flush = async () => {
+    if (!pending) return;
+    const { text, params } = pending;
+    pending = undefined;
+    await runner.run(text, params);
+  };
+  return {
+    sql: {
+      dialect: "postgresql",
+      all: async <T extends SqlRow>(text: string, params?: readonly SqlParam[]) => (await flush(), runner.all<T>(text, params)),
+      run: async (text: string, params?: readonly SqlParam[]) => (await flush(), runner.run(text, params)),
+      runLast: async (text: string, params: readonly SqlParam[] = []) => {
+        await flush();
+        pending = { text, params };
+      },
+    },
+    commit: async () => {
+      const last = pending;
+      pending = undefined;
+      await client.query(last ? `${pgInline(last.text, last.params)}; COMMIT` : "COMMIT");
+    },
+  };
+}
+
+/** A statement with its `?` placeholders replaced by literals (our SQL has no other `?`). */
+function pgInline(text: string, params: readonly SqlParam[]): string {
+  let i = 0;
+  const inlined = text.replace(/\?/g, () => {
+    if (i >= params.length) throw new Error("more placeholders than values");
+    return pgLiteral(params[i++]!);
+  });
+  if (i !== params.length) throw new Error("more values than placeholders");
+  return inlined;
+}
+
+function pgLiteral(p: SqlParam): string {
+  if (p === null) return "NULL";
+  if (typeof p === "boolean") return p ? "TRUE" : "FALSE";
+  if (typeof p === "number") {
+    if (!Number.isFinite(p)) throw new Error("a statement value is not a finite number");
+    return String(p);
+  }
+  return pg.escapeLiteral(pgParam(p) as string);
 }
 
 const statements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
@@ -128,6 +194,7 @@ function sqliteRunner(database: BetterSqlite3.Database): Sql {
     dialect: "sqlite",
     all: async <T extends SqlRow>(text: string, params: readonly SqlParam[] = []) => prepared(database, text).all(...params.map(sqliteParam)) as T[],
     run: async (text: string, params: readonly SqlParam[] = []) => prepared(database, text).run(...params.map(sqliteParam)).changes,
+    runLast: async (text: string, params: readonly SqlParam[] = []) => void prepared(database, text).run(...params.map(sqliteParam)),
   };
 }
 
@@ -138,6 +205,7 @@ function prismaRunner(tx: Tx, dialect: Sql["dialect"]): Sql {
     dialect,
     all: <T extends SqlRow>(t: string, params: readonly SqlParam[] = []) => tx.$queryRawUnsafe<T[]>(text(t), ...params),
     run: (t: string, params: readonly SqlParam[] = []) => tx.$executeRawUnsafe(text(t), ...params),
+    runLast: async (t: string, params: readonly SqlParam[] = []) => void (await tx.$executeRawUnsafe(text(t), ...params)),
   };
 }
 
@@ -168,6 +236,7 @@ export function direct(): Sql {
     dialect: driver.kind,
     all: <T extends SqlRow>(text: string, params?: readonly SqlParam[]) => onConnection((sql) => sql.all<T>(text, params)),
     run: (text: string, params?: readonly SqlParam[]) => onConnection((sql) => sql.run(text, params)),
+    runLast: (text: string, params?: readonly SqlParam[]) => onConnection((sql) => sql.runLast(text, params)),
   };
 }
 
@@ -202,8 +271,9 @@ async function driverTransaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
   const client = await driver.pool.connect();
   try {
     await client.query("BEGIN");
-    const result = await fn(pgRunner(client));
-    await client.query("COMMIT");
+    const tx = pgTransaction(client);
+    const result = await fn(tx.sql);
+    await tx.commit();
     client.release();
     return result;
   } catch (e) {

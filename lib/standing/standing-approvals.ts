@@ -10,8 +10,8 @@ import { z } from "zod";
 import { db, type Tx } from "../db/client";
 import { asDate, placeholders, sqlOf, type Sql } from "../db/sql";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
-import type { Actor } from "../audit/events";
+import { appendAuditEvent, appendAuditEvents } from "../audit/append-event";
+import type { Actor, AuditInput } from "../audit/events";
 import { AppError, issuesOf } from "../errors";
 import { newId } from "../ids";
 import { can } from "../auth/permissions";
@@ -397,7 +397,13 @@ export async function matchingStanding(
  * ingests race, on any number of instances (and a revocation or expiry
  * committed since the match wins). False when it was used up or revoked.
  */
-export async function useStanding(tx: Tx | Sql, approval: IngestedRow, match: StandingMatch, serviceSlug: string): Promise<boolean> {
+export async function useStanding(
+  tx: Tx | Sql,
+  approval: IngestedRow,
+  match: StandingMatch,
+  serviceSlug: string,
+  auditInto?: AuditInput[],
+): Promise<boolean> {
   const sql = sqlOf(tx);
   const now = approval.createdAt;
   const [taken] = await sql.all<{ uses: number | bigint }>(
@@ -408,14 +414,22 @@ export async function useStanding(tx: Tx | Sql, approval: IngestedRow, match: St
   );
   if (!taken) return false;
   await sql.run("UPDATE approvals SET standing_approval_id = ?, approve_count = ? WHERE id = ?", [match.id, match.approvers.length, approval.id]);
-  await appendAuditEvent(sql, {
+  // Its two events go where the caller collects its transaction's events, or are appended now, in order.
+  const events = auditInto ?? [];
+  events.push({
     type: "standing.applied",
     actor: "system",
     approvalId: approval.id,
     data: { standing: match.id, service: serviceSlug, tool: approval.tool, uses: Number(taken.uses), approved_by: match.approvers },
   });
-  const decided = await finalizeApproval(sql, approval.id, "approved", { decidedBy: match.approvers, decidedAt: now, actor: "system" });
+  const decided = await finalizeApproval(sql, approval.id, "approved", {
+    decidedBy: match.approvers,
+    decidedAt: now,
+    actor: "system",
+    auditInto: events,
+  });
   if (!decided) throw new Error("a new request left pending state in its own transaction");
+  if (!auditInto) await appendAuditEvents(sql, events);
   return true;
 }
 

@@ -97,10 +97,71 @@ export function directSqlSuite(provider: Provider, enabled = true) {
       expect(await ctx.db.user.count({ where: { id: "usr_intx" } })).toBe(0);
     });
 
+    it("runLast: its statement commits with the transaction, values exactly as given; one that fails rolls back all of it", async () => {
+      // Literals the PostgreSQL path writes itself (it inlines them with the COMMIT): quotes, backslashes, newlines, non-ASCII.
+      const email = `o'brien\\x\n"q" é 🙂 $1 ? @example.com`;
+      const at = new Date("2026-12-02T01:02:03.456Z");
+      await sql.directTransaction(async (s) => {
+        await s.runLast("INSERT INTO users (id, email, created_at, notify_email, notify_push, name) VALUES (?, ?, ?, ?, ?, ?)", [
+          "usr_last1",
+          email,
+          at,
+          false,
+          true,
+          null,
+        ]);
+      });
+      const back = await ctx.db.user.findUniqueOrThrow({ where: { id: "usr_last1" } });
+      expect([back.email, back.createdAt.toISOString(), back.notifyEmail, back.notifyPush, back.name]).toEqual([
+        email,
+        at.toISOString(),
+        false,
+        true,
+        null,
+      ]);
+
+      // A statement after it sees it: it ran first.
+      const seen = await sql.directTransaction(async (s) => {
+        await s.runLast("INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)", ["usr_last2", "last2@example.com", new Date()]);
+        return (await s.all<{ n: number | bigint }>("SELECT COUNT(*) AS n FROM users WHERE id = ?", ["usr_last2"]))[0]!.n;
+      });
+      expect(Number(seen)).toBe(1);
+
+      // A failing last statement (a duplicate email) fails the commit: the insert before it is gone too.
+      const e = await sql
+        .directTransaction(async (s) => {
+          await insertUser(s, "usr_last3", new Date(), true);
+          await s.runLast("INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)", ["usr_last4", email, new Date()]);
+        })
+        .catch((err: unknown) => err);
+      expect(sql.isUniqueViolation(e)).toBe(true);
+      expect(await ctx.db.user.count({ where: { id: { in: ["usr_last3", "usr_last4"] } } })).toBe(0);
+      // The connection went back to the pool usable.
+      await sql.directTransaction((s) => insertUser(s, "usr_last5", new Date(), true));
+      expect(await ctx.db.user.count({ where: { id: "usr_last5" } })).toBe(1);
+    });
+
     it("refuses a direct statement from inside a Prisma transaction (SQLite: its own lock; PostgreSQL: a second pooled connection)", async () => {
       await expect(inTransaction(() => sql.direct().all("SELECT 1 AS one"))).rejects.toThrow(/outside the open transaction/);
       await expect(inTransaction(() => sql.directTransaction(async () => 1))).rejects.toThrow(/outside the open transaction/);
     });
+
+    if (provider === "postgresql") {
+      it("runLast waits for the commit on PostgreSQL: the head of the audit chain is held one round trip less", async () => {
+        // A sequence moves outside transactions, so another connection sees when the statement ran.
+        await ctx.db.$executeRawUnsafe("CREATE SEQUENCE IF NOT EXISTS run_last_probe");
+        const probe = async () => Number((await sql.direct().all<{ v: unknown }>("SELECT last_value AS v FROM run_last_probe"))[0]!.v);
+        const before = await probe();
+        let during = -1;
+        await sql.directTransaction(async (s) => {
+          await s.runLast("SELECT setval('run_last_probe', ?)", [before + 41]);
+          // Still unsent: read on another pooled connection, as the transaction is open.
+          during = await new Promise<number>((resolve, reject) => setImmediate(() => probe().then(resolve, reject)));
+        });
+        expect(during).toBe(before);
+        expect(await probe()).toBe(before + 41);
+      });
+    }
 
     // SQLite only: one connection per process, shared with Prisma under one lock.
     if (provider !== "sqlite") return;

@@ -85,6 +85,11 @@ export function standingSuite(provider: Provider, enabled = true) {
       expect(matched.status).toBe("approved");
       const row = await ctx.db.approval.findUniqueOrThrow({ where: { id: matched.approval_id } });
       expect(row).toMatchObject({ status: "approved", standingApprovalId: proposed.id, decidedBy: JSON.stringify([ana.email, bo.email]) });
+      // Its three events, appended together at the end of the ingest's transaction: consecutive, in order.
+      const trail = await ctx.db.auditEvent.findMany({ where: { approvalId: matched.approval_id }, orderBy: { seq: "asc" } });
+      expect(trail.map((e) => e.type)).toEqual(["approval.requested", "standing.applied", "approval.decided"]);
+      expect(trail.map((e) => Number(e.seq) - Number(trail[0]!.seq))).toEqual([0, 1, 2]);
+      expect(JSON.parse(trail[2]!.data)).toMatchObject({ decision: "approved", decided_by: [ana.email, bo.email] });
       const taken = await consume(service.auth, matched.approval_id, {
         run_id: row.runId,
         call_id: row.callId,
