@@ -25,7 +25,7 @@ import type { ApprovalCreated, ApprovalRequested } from "./schemas";
 import { redactArguments } from "../revisions/hidden-values";
 import { checkRevision, type RevisionCheck } from "../revisions/check-revision";
 import { recordVoteInTx } from "../reviews/record-review";
-import { applyStanding, matchingStanding, useStanding, type StandingMatch } from "../standing/standing-approvals";
+import { lockStandingRows, matchingStanding, useStanding, type StandingMatch } from "../standing/standing-approvals";
 
 export type IngestResult = { created: boolean; body: ApprovalCreated };
 
@@ -265,6 +265,9 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
     const result = revision
       ? await inTransaction(async (tx) => {
           const possible = await countPossibleApprovers(tx, request, now);
+          // Matched and locked before the first audit append (lockStandingRows), used only after the carried vote.
+          const standing = await matchingStanding(tx, request, policy, { view, hidden });
+          await lockStandingRows(tx, standing);
           const { quorumUnreachable } = await storeRequest(tx, service, webhookId, request, columns, policy, audit, { possible, standing: [] });
           let row = await tx.approval.findUniqueOrThrow({ where: { id: request.id } });
           if (revision.match) {
@@ -272,8 +275,10 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
             // of a vote cast now (role held, not the requester, …), or not at all.
             row = (await carryProposerVote(tx, request.id, revision, now)) ?? row;
           }
-          if (row.status === "pending" && (await applyStanding(tx, request, policy, { view, hidden }, service.slug))) {
-            return answer(quorumUnreachable, true);
+          if (row.status === "pending") {
+            for (const match of standing) {
+              if (await useStanding(tx, request, match, service.slug)) return answer(quorumUnreachable, true);
+            }
           }
           return approvalCreatedBody({ ...row, quorumUnreachable });
         })

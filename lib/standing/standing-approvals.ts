@@ -433,18 +433,21 @@ export async function useStanding(
   return true;
 }
 
-/** Both steps in one transaction (a revision, after its carried vote): the id of the standing approval that decided it, or null. */
-export async function applyStanding(
-  tx: Tx | Sql,
-  approval: IngestedRow,
-  policy: PolicyRule,
-  args: { view: unknown; hidden: readonly HiddenEntry[] },
-  serviceSlug: string,
-): Promise<string | null> {
-  for (const match of await matchingStanding(tx, approval, policy, args)) {
-    if (await useStanding(tx, approval, match, serviceSlug)) return match.id;
-  }
-  return null;
+/**
+ * Takes these standing approvals' row locks now, in the order useStanding
+ * tries them, for a transaction that appends to the audit chain before it
+ * may use one (a revision: its carried vote comes first). Every transaction
+ * takes standing approvals before the chain's head, never after, so on
+ * PostgreSQL two of them never wait on each other; on SQLite the
+ * transaction already holds the database's write lock.
+ */
+export async function lockStandingRows(tx: Tx | Sql, matches: readonly StandingMatch[]): Promise<void> {
+  const sql = sqlOf(tx);
+  if (matches.length === 0 || sql.dialect !== "postgresql") return;
+  await sql.all(
+    `SELECT id FROM standing_approvals WHERE id IN (${placeholders(matches.length)}) ORDER BY created_at ASC, id ASC FOR UPDATE`,
+    matches.map((m) => m.id),
+  );
 }
 
 /** Whether the request's requester is one of these approvers (by their email or a linked identity). */

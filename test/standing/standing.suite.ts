@@ -21,6 +21,7 @@ export function standingSuite(provider: Provider, enabled = true) {
     let consume: typeof import("@/lib/approvals/consume-approval").consumeApproval;
     let verifyChain: typeof import("@/lib/audit/verify-chain").verifyChain;
     let decodeReceiptUnverified: typeof import("@countersign/client").decodeReceiptUnverified;
+    let proposeRevision: typeof import("@/lib/revisions/propose-revision").proposeRevision;
 
     beforeAll(async () => {
       ctx = await useFreshDatabase(provider);
@@ -31,10 +32,11 @@ export function standingSuite(provider: Provider, enabled = true) {
       ({ consumeApproval: consume } = await import("@/lib/approvals/consume-approval"));
       ({ verifyChain } = await import("@/lib/audit/verify-chain"));
       ({ decodeReceiptUnverified } = await import("@countersign/client"));
+      ({ proposeRevision } = await import("@/lib/revisions/propose-revision"));
     });
     afterAll(async () => ctx?.close());
 
-    type Call = { tool: string; arguments: Record<string, unknown>; requested_by?: string; run_id?: string; call_id?: string };
+    type Call = { tool: string; arguments: Record<string, unknown>; requested_by?: string; run_id?: string; call_id?: string; revises?: string };
     const send = async (service: Service, call: Call) =>
       (
         await ingest(
@@ -151,6 +153,46 @@ export function standingSuite(provider: Provider, enabled = true) {
       expect(await standing.revokeStanding("cli", r.id)).toMatchObject({ status: "revoked" });
       expect((await send(again.service, { tool: again.tool, arguments: again.args })).status).toBe("pending");
       await expect(standing.revokeStanding("cli", r.id)).rejects.toMatchObject({ code: "already-decided" });
+    });
+
+    it("decides a revision after its proposer's carried vote, while ordinary ingests use the same standing approval at once", async () => {
+      const { service, tool, ana, bo, cy, args, first } = await setUp(2);
+      const s = await standing.proposeStanding(ana.id, {
+        approvalId: first.approval_id,
+        pins: PINS,
+        expiresInSeconds: 600,
+        reason: "small EUR to AC-1",
+      });
+      await standing.approveStanding(bo.id, s.id);
+      // Too large for the pins: left to people; a reviewer proposes the smaller amount instead.
+      const call = { tool, arguments: { ...args, amount: 500 }, run_id: `run_${randomUUID()}`, call_id: "c1" };
+      const original = await send(service, call);
+      expect(original.status).toBe("pending");
+      await proposeRevision(cy.id, {
+        approvalId: original.approval_id,
+        patch: [{ op: "replace", path: "/amount", value: 50 }],
+        reason: "fifty at most",
+      });
+
+      // The executor resubmits the edited call while other calls the standing approval covers arrive.
+      const [revision, ...others] = await Promise.all([
+        send(service, { ...call, call_id: "c1.r1", arguments: { ...args, amount: 50 }, revises: original.approval_id }),
+        ...Array.from({ length: 8 }, () => send(service, { tool, arguments: args })),
+      ]);
+      expect(others.map((o) => o.status)).toEqual(Array(8).fill("approved"));
+      // Cy's carried vote is one of two; the standing approval decides the rest.
+      expect(revision.status).toBe("approved");
+      const row = await ctx.db.approval.findUniqueOrThrow({ where: { id: revision.approval_id } });
+      expect(row).toMatchObject({
+        revisesId: original.approval_id,
+        revisionMatch: true,
+        standingApprovalId: s.id,
+        decidedBy: JSON.stringify([ana.email, bo.email]),
+      });
+      const trail = await ctx.db.auditEvent.findMany({ where: { approvalId: revision.approval_id }, orderBy: { seq: "asc" } });
+      expect(trail.map((e) => e.type)).toEqual(["approval.requested", "review.recorded", "standing.applied", "approval.decided"]);
+      expect((await ctx.db.standingApproval.findUniqueOrThrow({ where: { id: s.id } })).uses).toBe(9);
+      expect(await verifyChain()).toMatchObject({ ok: true });
     });
 
     it("max_uses holds exactly under 32 concurrent ingests", async () => {
