@@ -2,13 +2,14 @@
 // signed in in their own browser contexts, a service and requests sent over
 // real HTTP with the executor client (@countersign/client), the reviews stored, and the
 // queue page's sections.
-import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
 import { expect, type Browser, type BrowserContext, type Locator, type Page } from "@playwright/test";
 import type { CountersignClient } from "@countersign/client";
 import { E2E } from "./config";
-import { createUser, e2eEnv, newService, signIn, type TestUser } from "./helpers";
+import { createUser, newService, signIn, type TestUser } from "./helpers";
 
 export const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
@@ -45,25 +46,20 @@ export async function ask(client: CountersignClient, input: Ask) {
   return client.requestApproval({ run_id: `run_${randomUUID()}`, call_id: "c1", arguments: args, environment: "production", ...rest });
 }
 
-/** Reads the e2e database in a child process (lib/db is server-only code). */
+/**
+ * The votes on a request, in the order they were cast, read straight from the
+ * e2e app's SQLite file (read-only, beside the running app: WAL allows it).
+ * lib/db is server-only code, and a child process for each read cost seconds.
+ */
 export function reviewsOf(approvalId: string): Array<{ reviewerEmail: string; decision: string }> {
-  const script = `
-    const { createDb } = await import("./lib/db/client.ts");
-    const db = createDb(process.env.DATABASE_URL);
-    const rows = await db.review.findMany({ where: { approvalId: process.env.APPROVAL_ID }, orderBy: { createdAt: "asc" }, select: { reviewerEmail: true, decision: true } });
-    await db.$disconnect();
-    process.stdout.write(JSON.stringify(rows));`;
-  const out = execFileSync(
-    process.execPath,
-    ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "--input-type=module", "--eval", script],
-    {
-      cwd: repoRoot,
-      env: { ...e2eEnv(), APPROVAL_ID: approvalId },
-      encoding: "utf8",
-      timeout: 60_000,
-    },
-  );
-  return JSON.parse(out) as Array<{ reviewerEmail: string; decision: string }>;
+  const database = new Database(join(repoRoot, E2E.dataDir, "countersign.db"), { readonly: true, fileMustExist: true });
+  try {
+    return database
+      .prepare("SELECT reviewer_email AS reviewerEmail, decision FROM reviews WHERE approval_id = ? ORDER BY created_at ASC, id ASC")
+      .all(approvalId) as Array<{ reviewerEmail: string; decision: string }>;
+  } finally {
+    database.close();
+  }
 }
 
 // ------------------------------------------------------------ page helpers
