@@ -25,7 +25,7 @@ import type { ApprovalCreated, ApprovalRequested } from "./schemas";
 import { redactArguments } from "../revisions/hidden-values";
 import { checkRevision, type RevisionCheck } from "../revisions/check-revision";
 import { recordVoteInTx } from "../reviews/record-review";
-import { lockStandingRows, matchingStanding, useStanding, type StandingMatch } from "../standing/standing-approvals";
+import { lockStandingRows, matchingStanding, useFirstStanding, type StandingMatch } from "../standing/standing-approvals";
 
 export type IngestResult = { created: boolean; body: ApprovalCreated };
 
@@ -138,13 +138,7 @@ async function storeRequest(
     },
   ];
   // Calls like one a quorum already approved for a while are decided as they arrive: nobody is asked.
-  let standingId: string | null = null;
-  for (const match of standing) {
-    if (await useStanding(sql, request, match, service.slug, events)) {
-      standingId = match.id;
-      break;
-    }
-  }
+  const standingId = await useFirstStanding(sql, request, standing, service.slug, events);
   if (standingId === null && standing.length > 0) await scheduleNotices(sql, request.id, notices);
   await appendAuditEvents(sql, events);
   return { quorumUnreachable, standingId };
@@ -275,10 +269,8 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
             // of a vote cast now (role held, not the requester, …), or not at all.
             row = (await carryProposerVote(tx, request.id, revision, now)) ?? row;
           }
-          if (row.status === "pending") {
-            for (const match of standing) {
-              if (await useStanding(tx, request, match, service.slug)) return answer(quorumUnreachable, true);
-            }
+          if (row.status === "pending" && (await useFirstStanding(tx, request, standing, service.slug)) !== null) {
+            return answer(quorumUnreachable, true);
           }
           return approvalCreatedBody({ ...row, quorumUnreachable });
         })

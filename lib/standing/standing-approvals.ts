@@ -397,7 +397,7 @@ export async function matchingStanding(
  * ingests race, on any number of instances (and a revocation or expiry
  * committed since the match wins). False when it was used up or revoked.
  */
-export async function useStanding(
+async function useStanding(
   tx: Tx | Sql,
   approval: IngestedRow,
   match: StandingMatch,
@@ -431,6 +431,20 @@ export async function useStanding(
   if (!decided) throw new Error("a new request left pending state in its own transaction");
   if (!auditInto) await appendAuditEvents(sql, events);
   return true;
+}
+
+/** The first of `matches` that can still be used decides the request (useStanding): its id, or null when none could. */
+export async function useFirstStanding(
+  tx: Tx | Sql,
+  approval: IngestedRow,
+  matches: readonly StandingMatch[],
+  serviceSlug: string,
+  auditInto?: AuditInput[],
+): Promise<string | null> {
+  for (const match of matches) {
+    if (await useStanding(tx, approval, match, serviceSlug, auditInto)) return match.id;
+  }
+  return null;
 }
 
 /**
