@@ -25,7 +25,7 @@ import type { ApprovalCreated, ApprovalRequested } from "./schemas";
 import { redactArguments } from "../revisions/hidden-values";
 import { checkRevision, type RevisionCheck } from "../revisions/check-revision";
 import { recordVoteInTx } from "../reviews/record-review";
-import { lockStandingRows, matchingStanding, useFirstStanding, type StandingMatch } from "../standing/standing-approvals";
+import { lockStandingRows, matchingStanding, useFirstStanding, type StandingMatch } from "../standing/apply-standing";
 
 export type IngestResult = { created: boolean; body: ApprovalCreated };
 
@@ -138,7 +138,7 @@ async function storeRequest(
     },
   ];
   // Calls like one a quorum already approved for a while are decided as they arrive: nobody is asked.
-  const standingId = await useFirstStanding(sql, request, standing, service.slug, events);
+  const standingId = await useFirstStanding(sql, request, standing, { serviceSlug: service.slug, policy }, events);
   if (standingId === null && standing.length > 0) await scheduleNotices(sql, request.id, notices);
   await appendAuditEvents(sql, events);
   return { quorumUnreachable, standingId };
@@ -167,9 +167,20 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
   }
   const { view, hidden } = redactArguments(redactor, service.id, data.arguments);
   // A revision is compared with its proposal before anything is stored (the original is final).
-  const revision = data.revises === undefined ? null : await checkRevision(db(), service.id, data.revises, { tool: data.tool, view, hidden });
-  const ttl = Math.min(data.expires_in ?? policy.ttlSeconds, policy.ttlSeconds);
   const now = new Date();
+  const revision =
+    data.revises === undefined
+      ? null
+      : await checkRevision(db(), service.id, data.revises, {
+          tool: data.tool,
+          view,
+          hidden,
+          effects: data.effects,
+          environment: data.environment ?? null,
+          requestedBy: data.requested_by ?? null,
+          now,
+        });
+  const ttl = Math.min(data.expires_in ?? policy.ttlSeconds, policy.ttlSeconds);
 
   const request: NewRequest = {
     id: newId("apr"),
@@ -264,12 +275,12 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
           await lockStandingRows(tx, standing);
           const { quorumUnreachable } = await storeRequest(tx, service, webhookId, request, columns, policy, audit, { possible, standing: [] });
           let row = await tx.approval.findUniqueOrThrow({ where: { id: request.id } });
-          if (revision.match) {
-            // The proposer approved these arguments: their vote counts here, under every rule
-            // of a vote cast now (role held, not the requester, …), or not at all.
+          if (revision.carries) {
+            // The proposer approved these arguments, and the proposal is still fresh: their vote
+            // counts here, under every rule of a vote cast now (role held, not the requester, …), or not at all.
             row = (await carryProposerVote(tx, request.id, revision, now)) ?? row;
           }
-          if (row.status === "pending" && (await useFirstStanding(tx, request, standing, service.slug)) !== null) {
+          if (row.status === "pending" && (await useFirstStanding(tx, request, standing, { serviceSlug: service.slug, policy })) !== null) {
             return answer(quorumUnreachable, true);
           }
           return approvalCreatedBody({ ...row, quorumUnreachable });

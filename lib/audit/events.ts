@@ -16,10 +16,12 @@ export const AUDIT_EVENT_TYPES = [
   "revision.proposed",
   // "Approve all" / "Deny all" on a run's page: one event for the batch beside each vote's own.
   "run.reviewed",
-  // Standing approvals (docs/standing-approvals.md): proposed, each approval of one, applied to a request, revoked.
+  // Standing approvals (docs/standing-approvals.md): proposed, each approval of one, applied to a request,
+  // matched but not applied (an approver may no longer decide it, or too few still may), revoked.
   "standing.proposed",
   "standing.approved",
   "standing.applied",
+  "standing.skipped",
   "standing.revoked",
   // Nobody decided in time: the policy's escalation roles joined the required roles (lib/notifications/escalate.ts).
   "approval.escalated",

@@ -6,6 +6,8 @@ import "server-only";
 import { db } from "../db/client";
 import { effectiveStatus, parseDecidedBy } from "../approvals/present";
 import { eligibility, requiredRolesOf } from "./eligibility";
+import { rulesOfRequest } from "./authority";
+import { loadPolicies } from "../policies/load-policies";
 import { describeOutcome } from "./outcome";
 import { digestVisibleTo, VIEWER_SELECT, visibleTo } from "./visibility";
 import type { JsonPatch } from "@countersign/client";
@@ -32,12 +34,15 @@ export async function getReviewView(approvalId: string, viewerId: string) {
   if (!visibleTo(viewer, a)) return null;
   const showDigest = digestVisibleTo(viewer, a);
   const now = new Date();
-  const verdict = eligibility(a, viewer, a.reviews, now);
+  // The buttons follow the rules a vote is checked against: the policy as it is now.
+  const rules = rulesOfRequest(await loadPolicies(db()), a);
+  const verdict = eligibility(a, viewer, a.reviews, now, rules.roles);
   const status = effectiveStatus(a, now);
-  const roles = requiredRolesOf(a.requiredRoles);
+  const roles = status === "pending" ? rules.roles : requiredRolesOf(a.requiredRoles);
+  const quorum = status === "pending" ? rules.quorum : a.quorum;
   const decidedBy = parseDecidedBy(a.decidedBy);
   const view = JSON.parse(a.redactedArgs) as unknown;
-  const revision = await revisionFacts(a, view);
+  const revision = await revisionFacts({ ...a, reviewerEmails: a.reviews.map((r) => r.reviewerEmail) }, view);
   const reviews = a.reviews.map((r) => ({
     email: r.reviewerEmail,
     decision: r.decision,
@@ -59,12 +64,12 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     argsDigest: showDigest ? a.argsDigest : null,
     digestHidden: !showDigest,
     redactedArgs: view,
-    policy: { name: a.policyName, roles, quorum: a.quorum, ttlSeconds: a.ttlSeconds },
+    policy: { name: a.policyName, roles, quorum, ttlSeconds: a.ttlSeconds },
     /** Votes need the reviewer's passkey (docs/passkeys.md). */
-    requirePasskey: a.requirePasskey,
+    requirePasskey: rules.requirePasskey,
     /** Anti-rubber-stamp rules (docs/insights.md). */
-    minReviewSeconds: a.minReviewSeconds,
-    requireFullView: a.requireFullView,
+    minReviewSeconds: rules.minReviewSeconds,
+    requireFullView: rules.requireFullView,
     /** Fewer people could approve it at ingest than its quorum needs. */
     quorumUnreachable: a.quorumUnreachable,
     /** When its policy escalated it, and the roles that joined then. */
@@ -80,7 +85,7 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     outcome: describeOutcome({
       status,
       approvals: a.approveCount,
-      quorum: a.quorum,
+      quorum,
       roles,
       decidedBy,
       reviews,
@@ -91,7 +96,7 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     /** The viewer may propose changes instead of voting, on these paths (docs/revisions.md). */
     editablePaths: verdict.ok && revision.hidden ? editablePaths(view, revision.hidden) : null,
     /** Proposing a standing approval from this request: the policy's longest expiry and the values a pin can name, or null. */
-    standing: await standingOffer(viewer, { ...a, serviceSlug: a.service.slug }),
+    standing: await standingOffer(viewer, a),
     /** The standing approval that decided it as it arrived. */
     standingApprovalId: a.standingApprovalId,
     proposal: revision.proposal,
@@ -114,6 +119,7 @@ type RevisionRow = {
   revisesId: string | null;
   revisionMatch: boolean | null;
   revisionDiffers: string | null;
+  reviewerEmails: string[];
 };
 
 /** Where a request came from and went to by revision, and the changes on each side. */
@@ -142,7 +148,9 @@ async function revisionFacts(a: RevisionRow, view: unknown) {
         by: parseDecidedBy(original.decidedBy)[0] ?? "",
         reason: original.patchReason ?? "",
         match: a.revisionMatch === true,
-        differs: differs ? { tool: differs.tool === true, paths: differs.paths.map((p) => textView(p)) } : null,
+        // Whether the proposer's approval was carried over (a vote of theirs on this revision).
+        carried: a.reviewerEmails.includes(parseDecidedBy(original.decidedBy)[0] ?? ""),
+        differs: differs ? { tool: differs.tool === true, call: differs.call ?? [], paths: differs.paths.map((p) => textView(p)) } : null,
         changes: describePatch(JSON.parse(original.redactedArgs), JSON.parse(original.patch) as JsonPatch),
       };
     }

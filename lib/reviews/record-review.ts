@@ -16,7 +16,10 @@ import { newId } from "../ids";
 import { emitLocalChange, announceChange } from "../approvals/changes";
 import { finalizeApproval } from "../approvals/finalize";
 import { eligibility } from "./eligibility";
-import { VIEWER_SELECT, visibleTo } from "./visibility";
+import { approversWhoCount, rulesOfRequest } from "./authority";
+import { loadPeople, loadPerson } from "./people";
+import { visibleTo } from "./visibility";
+import { loadPolicies } from "../policies/load-policies";
 import { paceRefusal, readReviewView } from "./review-views";
 import { issueVoteChallenge, passkeyVoteSchema, useVoteNonce, verifyVoteAssertion, type PasskeyVote } from "../passkeys/vote-passkey";
 
@@ -65,18 +68,17 @@ const CHANNEL_WORDS: Record<Exclude<ReviewChannel, "browser">, string> = {
 /**
  * Locks the request and checks every rule for this reviewer on current
  * state, inside the caller's transaction: the start of anything a reviewer
- * does to a request (a vote, a proposal of changes). Throws AppError.
+ * does to a request (a vote, a proposal of changes). The rules are the
+ * policy's as it is now (rulesNow), not only the snapshot the request took
+ * when it arrived. Throws AppError.
  */
 export async function lockForReviewer(tx: Tx, reviewerId: string, approvalId: string, at?: Date) {
   await lockApproval(tx, approvalId);
   // Read after the lock: a vote that waited for it is judged at its own time.
   const now = at ?? new Date();
-  const approval = await tx.approval.findUnique({ where: { id: approvalId } });
+  const approval = await tx.approval.findUnique({ where: { id: approvalId }, include: { service: { select: { slug: true } } } });
   if (!approval) throw new AppError("not-found");
-  const reviewer = await tx.user.findUnique({
-    where: { id: reviewerId },
-    select: VIEWER_SELECT,
-  });
+  const reviewer = await loadPerson(tx, reviewerId);
   const previous = await tx.review.findMany({
     where: { approvalId },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
@@ -84,15 +86,18 @@ export async function lockForReviewer(tx: Tx, reviewerId: string, approvalId: st
   });
   // Someone who may not see the request learns nothing about it, not even its roles (docs/security.md).
   if (reviewer && !reviewer.disabledAt && !visibleTo(reviewer, approval)) throw new AppError("not-found");
-  const verdict = eligibility(approval, reviewer, previous, now);
+  const rules = rulesOfRequest(await loadPolicies(tx), approval);
+  const verdict = eligibility(approval, reviewer, previous, now, rules.roles);
   if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
-  return { approval, reviewer: reviewer!, previous, now };
+  return { approval, reviewer: reviewer!, previous, now, rules };
 }
 
 /**
  * Records one vote inside the caller's transaction, and the decision it
  * completes: the one place a vote is recorded (the browser, Slack, a run's
- * batch and a revision's carried approval all come here).
+ * batch and a revision's carried approval all come here). An approval
+ * completes the quorum only with the earlier approvals that still count:
+ * each earlier approver is asked again, now (authority.ts).
  */
 export async function recordVoteInTx(
   tx: Tx,
@@ -105,10 +110,10 @@ export async function recordVoteInTx(
   // A passkey vote's nonce is used first, once (docs/passkeys.md): a replay is
   // refused as such, and a vote that fails below leaves it unused.
   if (opts.passkey) await useVoteNonce(tx, { nonce: opts.passkey.nonce, userId: reviewerId, approvalId, now: opts.at ?? new Date() });
-  const { approval, reviewer, previous, now } = await lockForReviewer(tx, reviewerId, approvalId, opts.at);
+  const { approval, reviewer, previous, now, rules } = await lockForReviewer(tx, reviewerId, approvalId, opts.at);
   const email = reviewer.email;
   let assertion: Awaited<ReturnType<typeof verifyVoteAssertion>> | null = null;
-  if (approval.requirePasskey) {
+  if (rules.requirePasskey) {
     if (via !== "browser") {
       throw new AppError(
         "passkey-required",
@@ -130,17 +135,29 @@ export async function recordVoteInTx(
     throw new AppError("invalid-request", "this request's policy does not ask for a passkey: vote without one");
   }
   // Anti-rubber-stamp (docs/insights.md): long enough on the page, and the arguments seen in full.
-  if (approval.minReviewSeconds > 0 || approval.requireFullView) {
+  if (rules.minReviewSeconds > 0 || rules.requireFullView) {
     const view = via === "browser" ? await readReviewView(tx, approvalId, reviewerId) : null;
-    const refusal = paceRefusal(approval, view, now, via === "browser" ? null : CHANNEL_WORDS[via]);
+    const refusal = paceRefusal(rules, view, now, via === "browser" ? null : CHANNEL_WORDS[via]);
     if (refusal) throw new AppError(refusal.code, refusal.message);
   }
+  // The earlier approvals that still count: their approvers pass the same check now.
+  const earlier = previous.filter((r) => r.decision === "approve");
+  const people = await loadPeople(
+    tx,
+    earlier.map((r) => r.reviewerId),
+  );
+  const { counted, refused } = approversWhoCount(
+    earlier.map((r) => ({ id: r.reviewerId, person: people.get(r.reviewerId) ?? null })),
+    approval,
+    rules,
+    now,
+  );
   const reviewId = newId("rev");
   await tx.review.create({
     data: { id: reviewId, approvalId, reviewerId, reviewerEmail: email, decision, reason: reason ?? null, createdAt: now, via },
   });
   if (assertion) await tx.voteAssertion.create({ data: { reviewId, approvalId, ...assertion, createdAt: now } });
-  const approveCount = approval.approveCount + (decision === "approve" ? 1 : 0);
+  const approveCount = counted.length + (decision === "approve" ? 1 : 0);
   await tx.approval.update({ where: { id: approvalId }, data: { approveCount } });
   await appendAuditEvent(tx, {
     type: "review.recorded",
@@ -151,7 +168,9 @@ export async function recordVoteInTx(
       reviewer: email,
       ...(reason ? { reason } : {}),
       approvals: approveCount,
-      quorum: approval.quorum,
+      quorum: rules.quorum,
+      // Earlier approvals whose approvers may no longer decide it: "email: why" (codes, never values).
+      ...(refused.length ? { not_counted: refused.map((r) => `${r.email ?? "a deleted user"}: ${r.code}`).slice(0, 50) } : {}),
       ...(via !== "browser" ? { via } : {}),
       ...(assertion ? { passkey: true, credential_id: assertion.credentialId } : {}),
       ...opts.extra,
@@ -164,8 +183,8 @@ export async function recordVoteInTx(
     // Deny wins at once; the denier alone decided it.
     decidedBy = [email];
     status = "denied";
-  } else if (approveCount >= approval.quorum) {
-    decidedBy = [...previous.filter((r) => r.decision === "approve").map((r) => r.reviewerEmail), email];
+  } else if (approveCount >= rules.quorum) {
+    decidedBy = [...counted.map((p) => p.email), email];
     status = "approved";
   }
   if (status !== "pending") {
@@ -180,7 +199,7 @@ export async function recordVoteInTx(
   } else {
     await announceChange(tx, approvalId);
   }
-  return { approvalId, status, approvals: approveCount, quorum: approval.quorum, decidedBy };
+  return { approvalId, status, approvals: approveCount, quorum: rules.quorum, decidedBy };
 }
 
 /** Parses a vote at the boundary (a denial needs a reason). Throws AppError. */

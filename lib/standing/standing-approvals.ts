@@ -1,30 +1,41 @@
-// Standing approvals (docs/standing-approvals.md): proposed from a request's
-// page, approved by the policy's quorum under the review rules (the proposer
-// counts as one), applied at ingest to matching requests, revoked by its
-// reviewers or an admin. Every rule is checked here, on the server, against
-// current state: roles are read at the moment of each vote.
+// Standing approvals (docs/standing-approvals.md), the reviewer's side:
+// proposed from a pending request's page, approved by the policy's quorum
+// (the proposer counts as one), listed, revoked by its reviewers or an
+// admin. Proposing and approving are decisions: each asks the one authority
+// check (lib/reviews/authority.ts) under the policy as it is now, with its
+// pace rules measured on the source request's page. Applying one at ingest,
+// where every approver is asked again, is apply-standing.ts.
 import "server-only";
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { z } from "zod";
 import { db, type Tx } from "../db/client";
-import { asDate, placeholders, sqlOf, type Sql } from "../db/sql";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent, appendAuditEvents } from "../audit/append-event";
-import type { Actor, AuditInput } from "../audit/events";
+import { appendAuditEvent } from "../audit/append-event";
+import type { Actor } from "../audit/events";
 import { AppError, issuesOf } from "../errors";
 import { newId } from "../ids";
 import { can } from "../auth/permissions";
 import { loadPolicies } from "../policies/load-policies";
 import { matchPolicy, type PolicyRule } from "../policies/match-policy";
 import { loadRedactor } from "../redaction-rules/manage-rules";
-import { parseHidden, type HiddenEntry } from "../revisions/hidden-values";
-import { isRequester, personEligibility, type Eligibility, type RequesterFacts } from "../reviews/eligibility";
-import { loadViewer, rolesOf, VIEWER_SELECT, visibleTo, type Viewer } from "../reviews/visibility";
+import { parseHidden } from "../revisions/hidden-values";
+import {
+  approversWhoCount,
+  mayDecide,
+  personMayDecide,
+  rulesNow,
+  type DecisionRules,
+  type Person,
+  type RequesterFacts,
+  type Subject,
+} from "../reviews/authority";
+import { loadPeople, loadPerson } from "../reviews/people";
+import { readReviewView, paceRefusal } from "../reviews/review-views";
+import { rolesOf, visibleTo } from "../reviews/visibility";
 import { parseStringList } from "../string-list";
-import { finalizeApproval } from "../approvals/finalize";
 import { reasonTextSchema } from "../reviews/record-review";
-import { buildPins, parsePins, pinnablePaths, pinRequestSchema, pinsMatch, pinWords, type Pin } from "./pins";
+import { buildPins, parsePins, pinnablePaths, pinRequestSchema, pinsMatch, pinWords } from "./pins";
 
 export const proposeStandingSchema = z.object({
   approvalId: z.string().min(1).max(100),
@@ -37,15 +48,48 @@ export type ProposeStandingInput = z.input<typeof proposeStandingSchema>;
 
 const digestOf = (v: unknown) => "sha256:" + createHash("sha256").update(canonicalize(v)!).digest("hex");
 
+/** The source request as the rules need it: its call, requester, status, expiry and policy snapshot. */
+type SourceFacts = RequesterFacts & {
+  id: string;
+  tool: string;
+  effects: string;
+  policyName: string;
+  status: string;
+  expiresAt: Date;
+  quorum: number;
+  minReviewSeconds: number;
+  requireFullView: boolean;
+  requirePasskey: boolean;
+  service: { slug: string };
+};
+
 /**
- * Who may propose, vote on or revoke a standing approval now: the review
- * rules' person part (lib/reviews/eligibility.ts), on the source request's
- * requester and the policy's roles, for an enabled account. Who sees one is
- * visibleTo(), as for requests.
+ * The rules a standing approval from this source is decided under now: the
+ * policy that governs calls like it now, as for a request that was never
+ * escalated (a standing approval decides new requests, which are not), and
+ * at least the quorum it was proposed under.
  */
-function standingEligibility(viewer: Viewer | null, s: RequesterFacts & { requiredRoles: string }): Eligibility {
-  if (!viewer || viewer.disabledAt) return { ok: false, code: "forbidden", message: "your account cannot review" };
-  return personEligibility(s, viewer);
+function standingRules(policies: PolicyRule[], source: SourceFacts, proposedQuorum = 0): DecisionRules {
+  return rulesNow(
+    policies,
+    { service: source.service.slug, tool: source.tool, effects: source.effects },
+    { ...source, quorum: Math.max(source.quorum, proposedQuorum), escalated: false },
+  );
+}
+
+/** Throws the refusal when the person may not decide this now, or when the policy's pace rules are not met on the source's page. */
+async function assertMayDecide(tx: Tx, person: Person | null, subject: Subject, source: SourceFacts, rules: DecisionRules, now: Date) {
+  const verdict = mayDecide(person, subject, rules, now);
+  if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
+  if (rules.minReviewSeconds > 0 || rules.requireFullView) {
+    const refusal = paceRefusal(rules, await readReviewView(tx, source.id, person!.id), now, null);
+    if (refusal) throw new AppError(refusal.code, `${refusal.message} (on the page of the request it was proposed from)`);
+  }
+}
+
+/** One of its reviewers now (the person part of the check): who may revoke it, and approve it while it is proposed. */
+function isItsReviewer(person: Person | null, s: RequesterFacts, rules: DecisionRules | null): boolean {
+  return rules !== null && personMayDecide(person, s, rules).ok;
 }
 
 /** The policy that governs requests like this one now: the request's own, or null if another now matches. */
@@ -78,27 +122,19 @@ function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> 
 /**
  * What the request's page offers for proposing a standing approval to this
  * viewer: the longest expiry the policy allows and the values a pin can
- * name; null when they may not propose one (policy forbids, not theirs).
+ * name; null when they may not propose one (policy forbids, not theirs,
+ * the request no longer pending).
  */
 export async function standingOffer(
-  viewer: Viewer | null,
-  a: {
-    tool: string;
-    effects: string;
-    policyName: string;
-    requiredRoles: string;
-    requestedBy: string | null;
-    requesterKey: string | null;
-    redactedArgs: string;
-    redactedDigests: string | null;
-    serviceSlug: string;
-  },
+  viewer: Person | null,
+  a: SourceFacts & { redactedArgs: string; redactedDigests: string | null },
 ): Promise<{ maxTtlSeconds: number; paths: string[] } | null> {
-  if (!standingEligibility(viewer, a).ok) return null;
   const hidden = parseHidden(a.redactedDigests);
   if (!hidden) return null;
-  const policy = currentPolicy(await loadPolicies(db()), a, a.serviceSlug);
+  const policies = await loadPolicies(db());
+  const policy = currentPolicy(policies, a, a.service.slug);
   if (!policy || policy.standingMaxTtlSeconds <= 0 || policy.requirePasskey) return null;
+  if (!mayDecide(viewer, a, standingRules(policies, a), new Date()).ok) return null;
   return { maxTtlSeconds: policy.standingMaxTtlSeconds, paths: pinnablePaths(JSON.parse(a.redactedArgs), hidden) };
 }
 
@@ -106,10 +142,10 @@ export async function standingOffer(
 export async function previewStanding(reviewerId: string, input: { approvalId: string; pins: unknown }, recent = 200) {
   const { approvalId, pins: pinRequests } = parseWith(proposeStandingSchema.pick({ approvalId: true, pins: true }), input);
   const redactor = await loadRedactor(db());
-  const viewer = await loadViewer(reviewerId);
-  const a = await db().approval.findUnique({ where: { id: approvalId } });
+  const viewer = await loadPerson(db(), reviewerId);
+  const a = await db().approval.findUnique({ where: { id: approvalId }, include: { service: { select: { slug: true } } } });
   if (!a || !visibleTo(viewer, a)) throw new AppError("not-found");
-  const verdict = standingEligibility(viewer, a);
+  const verdict = mayDecide(viewer, a, standingRules(await loadPolicies(db()), a), new Date());
   if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
   const hidden = parseHidden(a.redactedDigests);
   if (!hidden) throw new AppError("invalid-request", "this request arrived before standing approvals existed: propose from a newer request");
@@ -129,28 +165,31 @@ export async function previewStanding(reviewerId: string, input: { approvalId: s
   return { matched, of: rows.length, pins: built.pins.map(pinWords) };
 }
 
+/**
+ * Proposes "approve calls like this one" from a pending request: a decision
+ * like a vote on it, so the proposer must be able to decide that request now
+ * (and as for a request never escalated: an escalation role decides only
+ * escalated requests), after the policy's time on its page.
+ */
 export async function proposeStanding(reviewerId: string, input: ProposeStandingInput) {
   const { approvalId, pins: pinRequests, expiresInSeconds, maxUses, reason } = parseProposal(input);
   const redactor = await loadRedactor(db());
-  const policies = await loadPolicies(db());
 
   const created = await inTransaction(async (tx) => {
     const now = new Date();
+    const policies = await loadPolicies(tx);
     const a = await tx.approval.findUnique({ where: { id: approvalId }, include: { service: { select: { slug: true } } } });
-    const viewer = await tx.user.findUnique({
-      where: { id: reviewerId },
-      select: VIEWER_SELECT,
-    });
+    const viewer = await loadPerson(tx, reviewerId);
     if (!a || !visibleTo(viewer, a)) throw new AppError("not-found");
-    const verdict = standingEligibility(viewer, a);
-    if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
     const policy = currentPolicy(policies, a, a.service.slug);
     if (!policy)
       throw new AppError(
         "invalid-request",
         "the policy for calls like this one has changed since this request arrived: propose from a newer request",
       );
-    if (policy.requirePasskey || a.requirePasskey) throw new AppError("forbidden", PASSKEY_REFUSAL(policy.name));
+    const rules = standingRules(policies, a);
+    await assertMayDecide(tx, viewer, a, a, rules, now);
+    if (rules.requirePasskey) throw new AppError("forbidden", PASSKEY_REFUSAL(policy.name));
     if (policy.standingMaxTtlSeconds <= 0) throw new AppError("forbidden", `policy ${policy.name} does not allow standing approvals`);
     if (expiresInSeconds > policy.standingMaxTtlSeconds) {
       throw new AppError("invalid-request", `policy ${policy.name} allows standing approvals of at most ${policy.standingMaxTtlSeconds} seconds`);
@@ -161,7 +200,7 @@ export async function proposeStanding(reviewerId: string, input: ProposeStanding
     if (!built.ok) throw new AppError("invalid-request", built.message, { issues: [{ path: "pins", message: built.message }] });
 
     const email = viewer!.email;
-    const active = policy.quorum <= 1;
+    const active = rules.quorum <= 1;
     const s = await tx.standingApproval.create({
       data: {
         id: newId("sta"),
@@ -173,8 +212,8 @@ export async function proposeStanding(reviewerId: string, input: ProposeStanding
         requestedBy: a.requestedBy,
         requesterKey: a.requesterKey,
         policyName: policy.name,
-        requiredRoles: JSON.stringify(policy.roles),
-        quorum: policy.quorum,
+        requiredRoles: JSON.stringify(rules.roles),
+        quorum: rules.quorum,
         proposedById: reviewerId,
         status: active ? "active" : "proposed",
         approveCount: 1,
@@ -215,54 +254,102 @@ export async function proposeStanding(reviewerId: string, input: ProposeStanding
   return { id: created.id, status: created.status };
 }
 
+/** The source request's columns standingRules() needs. */
+const SOURCE_SELECT = {
+  id: true,
+  tool: true,
+  effects: true,
+  policyName: true,
+  status: true,
+  expiresAt: true,
+  quorum: true,
+  minReviewSeconds: true,
+  requireFullView: true,
+  requirePasskey: true,
+  requestedBy: true,
+  requesterKey: true,
+  service: { select: { slug: true } },
+} as const;
+
+async function sourceOf(tx: Tx, s: { sourceApprovalId: string }): Promise<SourceFacts | null> {
+  return tx.approval.findUnique({ where: { id: s.sourceApprovalId }, select: SOURCE_SELECT });
+}
+
+/**
+ * One more approval of a proposed standing approval, under the policy as it
+ * is now and its pace rules on the source request's page. It becomes active
+ * when the approvals that still count (each earlier approver asked again)
+ * reach the quorum.
+ */
 export async function approveStanding(reviewerId: string, standingId: string) {
   return inTransaction(async (tx) => {
     const now = new Date();
     const s = await lockStanding(tx, standingId);
-    const viewer = await tx.user.findUnique({
-      where: { id: reviewerId },
-      select: VIEWER_SELECT,
-    });
+    const viewer = await loadPerson(tx, reviewerId);
     if (!s || !visibleTo(viewer, s)) throw new AppError("not-found");
+    const source = await sourceOf(tx, s);
+    if (!source) throw new AppError("not-found");
+    const policies = await loadPolicies(tx);
+    const rules = standingRules(policies, source, s.quorum);
+    const subject = { ...s, status: s.status === "proposed" ? "pending" : s.status };
     if (s.status !== "proposed") throw new AppError("already-decided", `this standing approval is already ${s.status}`);
-    if (s.expiresAt <= now) throw new AppError("expired", "this standing approval has expired");
-    const verdict = standingEligibility(viewer, s);
-    if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
+    await assertMayDecide(tx, viewer, subject, source, rules, now);
     if (s.votes.some((v) => v.reviewerId === reviewerId)) throw new AppError("already-reviewed", "you have already approved it");
-    // The policy may have come to require passkeys since it was proposed.
-    const policy = await tx.policy.findUnique({ where: { name: s.policyName }, select: { requirePasskey: true } });
-    if (policy?.requirePasskey) throw new AppError("forbidden", PASSKEY_REFUSAL(s.policyName));
+    if (rules.policy !== s.policyName) {
+      throw new AppError("forbidden", `calls like this one are now governed by policy ${rules.policy}: propose again from a new request`);
+    }
+    if (rules.requirePasskey) throw new AppError("forbidden", PASSKEY_REFUSAL(s.policyName));
 
     const email = viewer!.email;
+    const people = await loadPeople(
+      tx,
+      s.votes.map((v) => v.reviewerId),
+    );
+    const { counted } = approversWhoCount(
+      s.votes.map((v) => ({ id: v.reviewerId, person: people.get(v.reviewerId) ?? null })),
+      subject,
+      rules,
+      now,
+    );
     const approvedBy = [...parseStringList(s.approvedBy), email];
-    const active = approvedBy.length >= s.quorum;
+    const active = counted.length + 1 >= rules.quorum;
     await tx.standingVote.create({ data: { id: newId("stv"), standingId, reviewerId, reviewerEmail: email, createdAt: now } });
     await tx.standingApproval.update({
       where: { id: standingId },
-      data: { approveCount: approvedBy.length, approvedBy: JSON.stringify(approvedBy), ...(active ? { status: "active", activatedAt: now } : {}) },
+      data: {
+        approveCount: counted.length + 1,
+        approvedBy: JSON.stringify(approvedBy),
+        quorum: rules.quorum,
+        ...(active ? { status: "active", activatedAt: now } : {}),
+      },
     });
     await appendAuditEvent(tx, {
       type: "standing.approved",
       actor: `user:${email}`,
-      data: { standing: standingId, approvals: approvedBy.length, quorum: s.quorum, active, ...(active ? { approved_by: approvedBy } : {}) },
+      data: {
+        standing: standingId,
+        approvals: counted.length + 1,
+        quorum: rules.quorum,
+        active,
+        ...(active ? { approved_by: [...counted.map((p) => p.email), email] } : {}),
+      },
     });
-    return { id: standingId, status: active ? "active" : "proposed", approvals: approvedBy.length, quorum: s.quorum };
+    return { id: standingId, status: active ? "active" : "proposed", approvals: counted.length + 1, quorum: rules.quorum };
   });
 }
 
-/** Revoked by an admin (or the CLI), or by a reviewer who may vote on it; effective for the next request. */
+/** Revoked by an admin (or the CLI), or by a reviewer who holds one of its roles now; effective for the next request. */
 export async function revokeStanding(by: { userId: string } | "cli", standingId: string) {
   return inTransaction(async (tx) => {
     const s = await lockStanding(tx, standingId);
     let actor: Actor = "cli";
     if (by !== "cli") {
-      const viewer = await tx.user.findUnique({
-        where: { id: by.userId },
-        select: VIEWER_SELECT,
-      });
+      const viewer = await loadPerson(tx, by.userId);
       if (!s || !visibleTo(viewer, s)) throw new AppError("not-found");
       const admin = can({ roles: rolesOf(viewer!) }, "admin:policies");
-      if (!admin && !standingEligibility(viewer, s).ok) throw new AppError("forbidden", "only its reviewers and admins can revoke it");
+      const source = admin ? null : await sourceOf(tx, s);
+      const reviewer = source !== null && isItsReviewer(viewer, s, standingRules(await loadPolicies(tx), source, s.quorum));
+      if (!admin && !reviewer) throw new AppError("forbidden", "only its reviewers and admins can revoke it");
       actor = `user:${viewer!.email}`;
     }
     if (!s) throw new AppError("not-found");
@@ -297,186 +384,46 @@ export type StandingView = {
 
 /** The standing approvals a viewer may see (all of them for the CLI), newest first. */
 export async function listStanding(viewerId: string | "cli", limit = 200): Promise<StandingView[]> {
-  const viewer = viewerId === "cli" ? null : await loadViewer(viewerId);
+  const viewer = viewerId === "cli" ? null : await loadPerson(db(), viewerId);
   const rows = await db().standingApproval.findMany({
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: limit,
     include: { votes: { select: { reviewerId: true } } },
   });
   const services = new Map((await db().service.findMany({ select: { id: true, slug: true } })).map((s) => [s.id, s.slug]));
+  const visible = rows.filter((s) => viewerId === "cli" || visibleTo(viewer, s));
+  // Who may still approve or revoke: the check's person part under the policy as it is now.
+  const policies = await loadPolicies(db());
+  const sources = new Map(
+    viewer
+      ? (await db().approval.findMany({ where: { id: { in: visible.map((s) => s.sourceApprovalId) } }, select: SOURCE_SELECT })).map((a) => [a.id, a])
+      : [],
+  );
   const now = new Date();
-  return rows
-    .filter((s) => viewerId === "cli" || visibleTo(viewer, s))
-    .map((s) => {
-      const status = s.status !== "revoked" && s.expiresAt <= now ? "expired" : (s.status as StandingView["status"]);
-      const eligible = viewer !== null && standingEligibility(viewer, s).ok;
-      const admin = viewer !== null && can({ roles: rolesOf(viewer) }, "admin:policies");
-      return {
-        id: s.id,
-        service: services.get(s.serviceId) ?? "",
-        tool: s.tool,
-        pins: (parsePins(s.pins) ?? []).map(pinWords),
-        reason: s.reason,
-        status,
-        policy: s.policyName,
-        quorum: s.quorum,
-        approvedBy: parseStringList(s.approvedBy),
-        uses: s.uses,
-        maxUses: s.maxUses,
-        lastUsedAt: s.lastUsedAt,
-        createdAt: s.createdAt,
-        expiresAt: s.expiresAt,
-        sourceApprovalId: s.sourceApprovalId,
-        canApprove: status === "proposed" && eligible && !s.votes.some((v) => v.reviewerId === viewerId),
-        canRevoke: (status === "proposed" || status === "active") && (eligible || admin),
-      };
-    });
-}
-
-type IngestedRow = {
-  id: string;
-  serviceId: string;
-  tool: string;
-  requestedBy: string | null;
-  requesterKey: string | null;
-  createdAt: Date;
-};
-
-/** A standing approval that matches a new request, with what applying it needs. */
-export type StandingMatch = { id: string; approvers: string[] };
-
-/**
- * The active standing approvals that match a new request, first created
- * first: read-only, so the ingest reads them before its transaction (and
- * decides from them whether the request needs its reviewers told). Expiry,
- * policy, quorum, uses and pins are checked here; the use itself is counted
- * by useStanding's conditional UPDATE.
- */
-export async function matchingStanding(
-  tx: Tx | Sql,
-  approval: IngestedRow,
-  policy: PolicyRule,
-  args: { view: unknown; hidden: readonly HiddenEntry[] },
-): Promise<StandingMatch[]> {
-  // A policy that requires passkeys has every request reviewed with one (docs/passkeys.md): never applied.
-  if (policy.standingMaxTtlSeconds <= 0 || policy.requirePasskey) return [];
-  const sql = sqlOf(tx);
-  const now = approval.createdAt;
-  const candidates = await sql.all<{
-    id: string;
-    expires_at: unknown;
-    policy_name: string;
-    quorum: number | bigint;
-    max_uses: number | bigint | null;
-    uses: number | bigint;
-    pins: string;
-    approved_by: string;
-  }>(
-    `SELECT id, expires_at, policy_name, quorum, max_uses, uses, pins, approved_by FROM standing_approvals
-     WHERE service_id = ? AND tool = ? AND status = 'active' ORDER BY created_at ASC, id ASC`,
-    [approval.serviceId, approval.tool],
-  );
-  const matches: StandingMatch[] = [];
-  for (const s of candidates) {
-    // Expiry is fixed at creation; a policy made stricter since stops it applying.
-    if (asDate(s.expires_at) <= now || s.policy_name !== policy.name || Number(s.quorum) < policy.quorum) continue;
-    if (s.max_uses !== null && Number(s.uses) >= Number(s.max_uses)) continue;
-    const pins: Pin[] | null = parsePins(s.pins);
-    if (!pins || !pinsMatch(pins, args.view, args.hidden)) continue;
-    const approvers = parseStringList(s.approved_by);
-    if ((approval.requestedBy !== null || approval.requesterKey !== null) && (await requesterAmong(sql, approval, approvers))) continue;
-    matches.push({ id: s.id, approvers });
-  }
-  return matches;
-}
-
-/**
- * In the request's transaction: counts one use of a matching standing
- * approval and decides the request with it, approved by its approvers. The
- * use is counted by one conditional UPDATE, so max_uses holds however many
- * ingests race, on any number of instances (and a revocation or expiry
- * committed since the match wins). False when it was used up or revoked.
- */
-async function useStanding(
-  tx: Tx | Sql,
-  approval: IngestedRow,
-  match: StandingMatch,
-  serviceSlug: string,
-  auditInto?: AuditInput[],
-): Promise<boolean> {
-  const sql = sqlOf(tx);
-  const now = approval.createdAt;
-  const [taken] = await sql.all<{ uses: number | bigint }>(
-    `UPDATE standing_approvals SET uses = uses + 1, last_used_at = ?
-     WHERE id = ? AND status = 'active' AND expires_at > ? AND (max_uses IS NULL OR uses < max_uses)
-     RETURNING uses`,
-    [now, match.id, now],
-  );
-  if (!taken) return false;
-  await sql.run("UPDATE approvals SET standing_approval_id = ?, approve_count = ? WHERE id = ?", [match.id, match.approvers.length, approval.id]);
-  // Its two events go where the caller collects its transaction's events, or are appended now, in order.
-  const events = auditInto ?? [];
-  events.push({
-    type: "standing.applied",
-    actor: "system",
-    approvalId: approval.id,
-    data: { standing: match.id, service: serviceSlug, tool: approval.tool, uses: Number(taken.uses), approved_by: match.approvers },
+  return visible.map((s) => {
+    const status = s.status !== "revoked" && s.expiresAt <= now ? "expired" : (s.status as StandingView["status"]);
+    const source = sources.get(s.sourceApprovalId);
+    const rules = source ? standingRules(policies, source, s.quorum) : null;
+    const eligible = viewer !== null && isItsReviewer(viewer, s, rules);
+    const admin = viewer !== null && can({ roles: rolesOf(viewer) }, "admin:policies");
+    return {
+      id: s.id,
+      service: services.get(s.serviceId) ?? "",
+      tool: s.tool,
+      pins: (parsePins(s.pins) ?? []).map(pinWords),
+      reason: s.reason,
+      status,
+      policy: s.policyName,
+      quorum: rules?.quorum ?? s.quorum,
+      approvedBy: parseStringList(s.approvedBy),
+      uses: s.uses,
+      maxUses: s.maxUses,
+      lastUsedAt: s.lastUsedAt,
+      createdAt: s.createdAt,
+      expiresAt: s.expiresAt,
+      sourceApprovalId: s.sourceApprovalId,
+      canApprove: status === "proposed" && eligible && !s.votes.some((v) => v.reviewerId === viewerId),
+      canRevoke: (status === "proposed" || status === "active") && (eligible || admin),
+    };
   });
-  const decided = await finalizeApproval(sql, approval.id, "approved", {
-    decidedBy: match.approvers,
-    decidedAt: now,
-    actor: "system",
-    auditInto: events,
-  });
-  if (!decided) throw new Error("a new request left pending state in its own transaction");
-  if (!auditInto) await appendAuditEvents(sql, events);
-  return true;
-}
-
-/** The first of `matches` that can still be used decides the request (useStanding): its id, or null when none could. */
-export async function useFirstStanding(
-  tx: Tx | Sql,
-  approval: IngestedRow,
-  matches: readonly StandingMatch[],
-  serviceSlug: string,
-  auditInto?: AuditInput[],
-): Promise<string | null> {
-  for (const match of matches) {
-    if (await useStanding(tx, approval, match, serviceSlug, auditInto)) return match.id;
-  }
-  return null;
-}
-
-/**
- * Takes these standing approvals' row locks now, in the order useStanding
- * tries them, for a transaction that appends to the audit chain before it
- * may use one (a revision: its carried vote comes first). Every transaction
- * takes standing approvals before the chain's head, never after, so on
- * PostgreSQL two of them never wait on each other; on SQLite the
- * transaction already holds the database's write lock.
- */
-export async function lockStandingRows(tx: Tx | Sql, matches: readonly StandingMatch[]): Promise<void> {
-  const sql = sqlOf(tx);
-  if (matches.length === 0 || sql.dialect !== "postgresql") return;
-  await sql.all(
-    `SELECT id FROM standing_approvals WHERE id IN (${placeholders(matches.length)}) ORDER BY created_at ASC, id ASC FOR UPDATE`,
-    matches.map((m) => m.id),
-  );
-}
-
-/** Whether the request's requester is one of these approvers (by their email or a linked identity). */
-async function requesterAmong(sql: Sql, approval: RequesterFacts, approvers: string[]): Promise<boolean> {
-  if (approvers.length === 0) return false;
-  const people = await sql.all<{ email: string; identity_email: string | null; subject: string | null }>(
-    `SELECT u.email, i.email AS identity_email, i.subject FROM users u LEFT JOIN identities i ON i.user_id = u.id
-     WHERE u.email IN (${placeholders(approvers.length)})`,
-    approvers,
-  );
-  const known = new Map<string, { email: string; identities: Array<{ email: string | null; subject: string }> }>();
-  for (const p of people) {
-    const person = known.get(p.email) ?? { email: p.email, identities: [] };
-    if (p.subject !== null) person.identities.push({ email: p.identity_email, subject: p.subject });
-    known.set(p.email, person);
-  }
-  return approvers.some((email) => isRequester(approval, known.get(email) ?? { email, identities: [] }));
 }

@@ -37,7 +37,16 @@ export function revisionsSuite(provider: Provider, enabled = true) {
     });
     afterAll(async () => ctx?.close());
 
-    type Call = { run_id: string; call_id: string; tool: string; arguments: Record<string, unknown>; revises?: string; requested_by?: string };
+    type Call = {
+      run_id: string;
+      call_id: string;
+      tool: string;
+      arguments: Record<string, unknown>;
+      revises?: string;
+      requested_by?: string;
+      environment?: string;
+      effects?: string;
+    };
     const send = async (service: Service, call: Call, webhookId = `msg_${randomUUID()}`) =>
       (await ingest(service.auth, webhookId, schema.parse({ type: "approval.requested", data: call }))).body;
     const bindingOf = (call: Call, digest: string) => ({ run_id: call.run_id, call_id: call.call_id, tool: call.tool, args_digest: digest });
@@ -246,7 +255,7 @@ export function revisionsSuite(provider: Provider, enabled = true) {
       expect(revision.status).toBe("pending");
       expect(await row(revision.approval_id)).toMatchObject({ revisionMatch: true, approveCount: 0 });
 
-      // A revision whose requester is the proposer does not count the proposer either.
+      // A revision for another requester (here the proposer) is another call (CONTRACT §20): it differs, and credits nobody.
       const carol = await f.makeUser(["payments"]);
       const third = await send(service, { ...call, call_id: "c4" });
       await propose(carol.id, { approvalId: third.approval_id, patch, reason: "smaller" });
@@ -257,7 +266,54 @@ export function revisionsSuite(provider: Provider, enabled = true) {
         revises: third.approval_id,
         requested_by: carol.email,
       });
-      expect(await row(selfish.approval_id)).toMatchObject({ revisionMatch: true, approveCount: 0 });
+      expect(await row(selfish.approval_id)).toMatchObject({ revisionMatch: false, approveCount: 0 });
+      expect(JSON.parse((await row(selfish.approval_id)).revisionDiffers!)).toEqual({ call: ["requested_by"], paths: [] });
+    });
+
+    it("carries the proposer's approval only until the original's expiry (CONTRACT §20)", async () => {
+      const { service, ana, call, first } = await setUp(1);
+      const patch: JsonPatch = [{ op: "replace", path: "/amount", value: 5 }];
+      await propose(ana.id, { approvalId: first.approval_id, patch, reason: "smaller" });
+      // The proposal was given for the original's lifetime; the executor comes back after it.
+      await ctx.db.approval.update({ where: { id: first.approval_id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+      const late = await send(service, { ...call, call_id: "c1.r1", arguments: { ...call.arguments, amount: 5 }, revises: first.approval_id });
+      expect(late.status).toBe("pending");
+      expect(await row(late.approval_id)).toMatchObject({ revisionMatch: true, approveCount: 0 });
+      expect(await ctx.db.review.count({ where: { approvalId: late.approval_id } })).toBe(0);
+    });
+
+    it("treats a revision with another environment, effects or requester as another call: it differs and credits nobody (CONTRACT §20)", async () => {
+      const { service, ana, call } = await setUp(1);
+      const patch: JsonPatch = [{ op: "replace", path: "/amount", value: 5 }];
+      const base = { ...call, environment: "staging", effects: "write", requested_by: "dana@example.com" };
+      const changes = [
+        [{ environment: "production" }, ["environment"]],
+        [{ environment: undefined }, ["environment"]],
+        [{ effects: "read" }, ["effects"]],
+        [{ requested_by: "eve@example.com" }, ["requested_by"]],
+        [{ effects: "destructive", requested_by: undefined }, ["effects", "requested_by"]],
+      ] as const;
+      for (const [i, [change, fields]] of changes.entries()) {
+        const original = await send(service, { ...base, call_id: `o${i}` });
+        await propose(ana.id, { approvalId: original.approval_id, patch, reason: "smaller" });
+        const revision = await send(service, {
+          ...base,
+          ...change,
+          call_id: `o${i}.r1`,
+          arguments: { ...call.arguments, amount: 5 },
+          revises: original.approval_id,
+        });
+        expect(revision.status, JSON.stringify(change)).toBe("pending");
+        expect(revision.warnings).toContain("revision-differs");
+        const stored = await row(revision.approval_id);
+        expect(stored).toMatchObject({ revisionMatch: false, approveCount: 0 });
+        expect(JSON.parse(stored.revisionDiffers!)).toEqual({ call: fields, paths: [] });
+      }
+      // The same call, kept whole, still carries the approval.
+      const original = await send(service, { ...base, call_id: "kept" });
+      await propose(ana.id, { approvalId: original.approval_id, patch, reason: "smaller" });
+      const kept = await send(service, { ...base, call_id: "kept.r1", arguments: { ...call.arguments, amount: 5 }, revises: original.approval_id });
+      expect(kept.status).toBe("approved");
     });
 
     it("refuses proposals on an expired request and from a disabled reviewer, and carries no approval of a disabled proposer", async () => {

@@ -115,9 +115,12 @@ export default async function ApprovalPage({ params }: Params) {
                 the original request
               </Link>
               {v.revises.differs?.tool ? ": it is for another tool" : ""}
+              {v.revises.differs?.call.length
+                ? `${v.revises.differs.tool ? "; " : ": "}its ${v.revises.differs.call.join(", ")} ${v.revises.differs.call.length === 1 ? "is" : "are"} not the original's`
+                : ""}
               {v.revises.differs?.paths.length ? (
                 <>
-                  {v.revises.differs.tool ? ", and it differs at " : ": it differs at "}
+                  {v.revises.differs.tool || v.revises.differs.call.length ? ", and it differs at " : ": it differs at "}
                   {v.revises.differs.paths.map((p, i) => (
                     <span key={i}>
                       {i > 0 && ", "}
@@ -138,7 +141,10 @@ export default async function ApprovalPage({ params }: Params) {
                 the original request
               </Link>
               : its arguments are the original&apos;s with the changes {v.revises.by} proposed, and nothing else (redacted values compared by keyed
-              digest). {v.revises.by}&apos;s approval counts toward it.
+              digest).{" "}
+              {v.revises.carried
+                ? `${v.revises.by}'s approval counts toward it.`
+                : `${v.revises.by}'s approval was not carried over: the original request had expired, or ${v.revises.by} may no longer decide it.`}
             </p>
           )}
           <div className="flex flex-wrap items-center gap-3">

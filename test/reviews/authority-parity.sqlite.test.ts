@@ -1,0 +1,3 @@
+import { authorityParitySuite } from "./authority-parity.suite";
+
+authorityParitySuite("sqlite");
