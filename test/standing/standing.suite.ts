@@ -224,6 +224,62 @@ export function standingSuite(provider: Provider, enabled = true) {
       expect((await send(service, { tool, arguments: args, requested_by: "someone-else@example.com" })).status).toBe("approved");
     });
 
+    it("asks every approver again at each use: an approver disabled or the quorum raised stops it applying, and standing.skipped says why (CONTRACT §20)", async () => {
+      const { service, tool, ana, bo, args, first } = await setUp(2);
+      const s = await standing.proposeStanding(ana.id, { approvalId: first.approval_id, pins: PINS, expiresInSeconds: 1800, reason: "x" });
+      await standing.approveStanding(bo.id, s.id);
+      expect((await send(service, { tool, arguments: args })).status).toBe("approved");
+
+      const { disableUser, enableUser } = await import("@/lib/users/disable-user");
+      await disableUser(bo.email, "cli");
+      const waiting = await send(service, { tool, arguments: args });
+      expect(waiting.status).toBe("pending");
+      const skipped = await ctx.db.auditEvent.findFirstOrThrow({ where: { approvalId: waiting.approval_id, type: "standing.skipped" } });
+      expect(JSON.parse(skipped.data)).toEqual({ standing: s.id, why: "approvers", counted: 1, quorum: 2, not_counted: [`${bo.email}: forbidden`] });
+      // The receipt of a decision never names a disabled approver: nothing was decided by the standing approval.
+      expect(await ctx.db.approval.findUniqueOrThrow({ where: { id: waiting.approval_id } })).toMatchObject({
+        standingApprovalId: null,
+        decidedBy: "[]",
+      });
+
+      // Enabled again, they count again: the check is of now, not a flag on the standing approval.
+      await enableUser(bo.email, "cli");
+      const again = await send(service, { tool, arguments: args });
+      expect(again.status).toBe("approved");
+      expect((await ctx.db.approval.findUniqueOrThrow({ where: { id: again.approval_id } })).decidedBy).toBe(JSON.stringify([ana.email, bo.email]));
+
+      // The policy now asks for three approvals: two are not enough.
+      const policy = await ctx.db.policy.findFirstOrThrow({ where: { toolPattern: tool } });
+      await ctx.db.policy.update({ where: { id: policy.id }, data: { quorum: 3 } });
+      const raised = await send(service, { tool, arguments: args });
+      expect(raised.status).toBe("pending");
+      const why = await ctx.db.auditEvent.findFirstOrThrow({ where: { approvalId: raised.approval_id, type: "standing.skipped" } });
+      expect(JSON.parse(why.data)).toMatchObject({ standing: s.id, why: "approvers", counted: 2, quorum: 3 });
+      expect((await ctx.db.standingApproval.findUniqueOrThrow({ where: { id: s.id } })).uses).toBe(2);
+    });
+
+    it("binds proposing and approving to the policy's pace rules, measured on the source request's page (CONTRACT §20)", async () => {
+      const { tool, ana, bo, first } = await setUp(2);
+      const policy = await ctx.db.policy.findFirstOrThrow({ where: { toolPattern: tool } });
+      await ctx.db.policy.update({ where: { id: policy.id }, data: { minReviewSeconds: 600 } });
+      const { recordPageServed } = await import("@/lib/reviews/review-views");
+      const propose = () => standing.proposeStanding(ana.id, { approvalId: first.approval_id, pins: PINS, expiresInSeconds: 1800, reason: "x" });
+      // Never on the page, then on it a moment ago: too early both times, and nothing is created.
+      await expect(propose()).rejects.toMatchObject({ code: "review-too-early" });
+      await recordPageServed({ approvalId: first.approval_id, userId: ana.id, truncated: false });
+      await expect(propose()).rejects.toMatchObject({ code: "review-too-early", message: expect.stringMatching(/you can vote in \d+ s/) });
+      expect(await ctx.db.standingApproval.count({ where: { sourceApprovalId: first.approval_id } })).toBe(0);
+      const tenMinutesAgo = new Date(Date.now() - 601_000);
+      await ctx.db.reviewView.updateMany({ where: { approvalId: first.approval_id, userId: ana.id }, data: { firstServedAt: tenMinutesAgo } });
+      const s = await propose();
+      expect(s.status).toBe("proposed");
+
+      await recordPageServed({ approvalId: first.approval_id, userId: bo.id, truncated: false });
+      await expect(standing.approveStanding(bo.id, s.id)).rejects.toMatchObject({ code: "review-too-early" });
+      await ctx.db.reviewView.updateMany({ where: { approvalId: first.approval_id, userId: bo.id }, data: { firstServedAt: tenMinutesAgo } });
+      expect(await standing.approveStanding(bo.id, s.id)).toMatchObject({ status: "active" });
+    });
+
     it("holds the review rules on proposing and approving, and the policy's limits", async () => {
       const { service, role, tool, ana, bo, cy, args } = await setUp(2);
       const own = await send(service, { tool, arguments: args, requested_by: cy.email });
