@@ -5,25 +5,48 @@
 // digest, or with a replayed nonce are refused through the same route the page
 // uses; the executor's receipt carries the assertion, which verifies offline
 // and fails after one changed byte.
-import { expect, test, type Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type CDPSession, type Page } from "@playwright/test";
+import Database from "better-sqlite3";
 import { verifyReceipt, verifyReceiptAssertions, voteChallenge, type ReviewerPasskey } from "@countersign/client";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { E2E } from "./config";
 import { adminCli, clientFor, tag } from "./helpers";
 import { reviewer } from "./review-helpers";
 
 test.describe.configure({ timeout: 240_000 });
 
-async function virtualAuthenticator(page: Page) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
+async function virtualAuthenticator(page: Page, cdpSession?: CDPSession) {
+  const cdp = cdpSession ?? (await page.context().newCDPSession(page));
+  if (!cdpSession) await cdp.send("WebAuthn.enable");
   const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
     options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
   });
   return { cdp, authenticatorId };
+}
+
+/** Axe (WCAG 2 A and AA) over the page's Passkeys section: the names of what violates. */
+async function passkeySectionViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page })
+    .include("section[aria-labelledby=passkeys-h]")
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"])
+    .analyze();
+  return violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/** Rows of the e2e app's SQLite file, read-only beside the running app (WAL allows it). */
+function readRows<T>(sql: string, ...params: unknown[]): T[] {
+  const file = join(fileURLToPath(new URL("..", import.meta.url)), E2E.dataDir, "countersign.db");
+  const database = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return database.prepare(sql).all(...params) as T[];
+  } finally {
+    database.close();
+  }
 }
 
 type Posted = { status: number; body: Record<string, unknown> };
@@ -193,5 +216,90 @@ test("a passkey registered on /settings approves a require_passkey request; unsi
   const dir = mkdtempSync(join(tmpdir(), "cs-e2e-receipt-"));
   writeFileSync(join(dir, "receipt.jws"), consumed.receipt);
   expect(adminCli(["receipt", "verify", join(dir, "receipt.jws")])).toMatchObject({ ok: true, approval_id: id, failures: [] });
+  await ana.context.close();
+});
+
+test("a second passkey is added only through an existing one: the page asks the first passkey to confirm, then makes the new one", async ({
+  browser,
+}) => {
+  const ana = await reviewer(browser, ["reviewer"], "pk-two");
+  const { page } = ana;
+  const laptop = await virtualAuthenticator(page);
+  const { cdp } = laptop;
+
+  // The first passkey, just after signing in.
+  await page.goto("/settings", { waitUntil: "networkidle" });
+  await expect(page.getByTestId("passkey-rule")).toContainText("You can add your first passkey until");
+  expect(await passkeySectionViolations(page)).toEqual([]);
+  await page.getByLabel("Name for the new passkey").fill("Laptop");
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await expect(page.getByTestId("passkey-line")).toHaveText('Passkey "Laptop" added.');
+  await expect(page.getByTestId("passkey")).toHaveCount(1);
+  await expect(page.getByTestId("passkey-rule")).toContainText("you first confirm with one of these passkeys");
+  await expect(page.getByRole("status").filter({ hasText: "added" })).toHaveCount(1);
+  expect(await passkeySectionViolations(page)).toEqual([]);
+  const [laptopKey] = (await cdp.send("WebAuthn.getCredentials", { authenticatorId: laptop.authenticatorId })).credentials;
+  expect(laptopKey).toBeDefined();
+
+  // With no passkey of Ana's at hand (another authenticator, empty), nothing is added.
+  await cdp.send("WebAuthn.removeVirtualAuthenticator", { authenticatorId: laptop.authenticatorId });
+  const stranger = await virtualAuthenticator(page, cdp);
+  await page.getByLabel("Name for the new passkey").fill("Unconfirmed");
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await expect(page.getByTestId("passkey-line")).toContainText("your existing passkey did not confirm");
+  await expect(page.getByTestId("passkey")).toHaveCount(1);
+  expect((await cdp.send("WebAuthn.getCredentials", { authenticatorId: stranger.authenticatorId })).credentials).toHaveLength(0);
+  await cdp.send("WebAuthn.removeVirtualAuthenticator", { authenticatorId: stranger.authenticatorId });
+
+  // The laptop back, holding its passkey; a phone to make the new one on. The
+  // laptop confirms; once the server has checked that (the confirm action),
+  // the user turns to the phone: the laptop goes, so only the phone answers
+  // navigator.credentials.create().
+  const back = await virtualAuthenticator(page, cdp);
+  await cdp.send("WebAuthn.addCredential", { authenticatorId: back.authenticatorId, credential: laptopKey! });
+  let phoneId = "";
+  const steps: string[] = [];
+  await page.route("**/settings", async (route) => {
+    const body = route.request().postData() ?? "";
+    if (route.request().method() !== "POST") return route.continue();
+    const step = body.includes("attestationObject") ? "register" : body.includes('"signature"') ? "confirm" : "options";
+    steps.push(step);
+    if (step === "confirm") {
+      const response = await route.fetch();
+      await cdp.send("WebAuthn.removeVirtualAuthenticator", { authenticatorId: back.authenticatorId });
+      phoneId = (await virtualAuthenticator(page, cdp)).authenticatorId;
+      return route.fulfill({ response });
+    }
+    return route.continue();
+  });
+  await page.getByLabel("Name for the new passkey").fill("Phone");
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await expect(page.getByTestId("passkey-line")).toHaveText('Passkey "Phone" added.');
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  expect(steps).toEqual(["options", "confirm", "register"]);
+  await expect(page.getByTestId("passkey")).toHaveCount(2);
+  await expect(page.getByTestId("passkey").nth(1)).toContainText("Phone");
+  const [phoneKey] = (await cdp.send("WebAuthn.getCredentials", { authenticatorId: phoneId })).credentials;
+
+  // The server's record: the phone's passkey, confirmed by the laptop's; a security notice for each addition.
+  const b64url = (devtoolsId: string) => Buffer.from(devtoolsId, "base64").toString("base64url");
+  const userId = readRows<{ id: string }>("SELECT id FROM users WHERE email = ?", ana.user.email)[0]!.id;
+  const registered = readRows<{ data: string }>("SELECT data FROM audit_events WHERE type = 'passkey.registered' ORDER BY seq")
+    .map((r) => JSON.parse(r.data) as Record<string, unknown>)
+    .filter((d) => d.user === ana.user.email);
+  expect(registered).toEqual([
+    expect.objectContaining({ name: "Laptop", credential_id: b64url(laptopKey!.credentialId), confirmed_by: "sign-in" }),
+    expect.objectContaining({
+      name: "Phone",
+      credential_id: b64url(phoneKey!.credentialId),
+      confirmed_by: "passkey",
+      confirming_credential_id: b64url(laptopKey!.credentialId),
+    }),
+  ]);
+  const notices = readRows<{ kind: string; subject: string }>(
+    "SELECT kind, subject FROM notifications WHERE user_id = ? ORDER BY created_at",
+    userId,
+  );
+  expect(notices.map((n) => n.kind)).toEqual(["passkey_registered", "passkey_registered"]);
   await ana.context.close();
 });

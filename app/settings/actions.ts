@@ -3,11 +3,12 @@
 // comes from the session, never from the form), through runAction: origin,
 // live session, then zod-parsed input.
 import { headers } from "next/headers";
-import { runAction, type ActionState, type ActionWording } from "@/lib/auth/guards";
+import { assertSameOrigin, runAction, type ActionState, type ActionWording } from "@/lib/auth/guards";
+import { signOut } from "@/lib/auth/nextauth";
 import { updatePreferences } from "@/lib/notifications/preferences";
 import { removePushSubscription, removePushSubscriptionByEndpoint, savePushSubscription } from "@/lib/notifications/push-subscriptions";
 import { queueTestMessage } from "@/lib/notifications/test-message";
-import { passkeyRegistrationOptions, registerPasskey, removePasskey, renamePasskey } from "@/lib/passkeys/manage-passkeys";
+import { beginPasskeyAddition, passkeyRegistrationOptions, registerPasskey, removePasskey, renamePasskey } from "@/lib/passkeys/manage-passkeys";
 
 const WORDING: ActionWording = {
   refused: "Refused.",
@@ -68,20 +69,38 @@ export async function sendTestMessageAction(_prev: ActionState, _fd: FormData): 
 
 // ---- passkeys (docs/passkeys.md) ----
 
-/** Step one of adding a passkey: the WebAuthn creation options, with a single-use challenge stored for this user. */
-export async function passkeyOptionsAction(): Promise<(ActionState & { options?: unknown }) | { ok: false; message: string }> {
+/**
+ * Step one of adding a passkey: with passkeys already, the request options
+ * to confirm with one of them; with none, the creation options (only in the
+ * first 5 minutes after signing in). lib/ enforces both.
+ */
+export async function passkeyOptionsAction(): Promise<(ActionState & { start?: unknown }) | { ok: false; message: string }> {
   return runAction("queue:view", SETTINGS, async (user) => {
-    const options = await passkeyRegistrationOptions(user.id);
+    const start = await beginPasskeyAddition(user);
+    return { ok: true, message: "", start };
+  });
+}
+
+/** Step two, for a user with passkeys: the existing passkey's assertion, checked, then the creation options. */
+export async function confirmPasskeyAction(proof: unknown): Promise<(ActionState & { options?: unknown }) | { ok: false; message: string }> {
+  return runAction("queue:view", SETTINGS, async (user) => {
+    const options = await passkeyRegistrationOptions(user, { proof });
     return { ok: true, message: "", options };
   });
 }
 
-/** Step two: the browser's answer and the name the reviewer gave it. */
-export async function registerPasskeyAction(response: unknown, name: unknown): Promise<ActionState> {
+/** Last step: the browser's answer, the name the reviewer gave it, and the confirming assertion (checked again, and used). */
+export async function registerPasskeyAction(response: unknown, name: unknown, proof?: unknown): Promise<ActionState> {
   return runAction("queue:view", SETTINGS, async (user) => {
-    const p = await registerPasskey(user.id, { response, name });
+    const p = await registerPasskey(user, { response, name, proof });
     return { ok: true, message: `Passkey "${p.name}" added.` };
   });
+}
+
+/** Too late for a first passkey: end this session and come back here after signing in. */
+export async function signInAgainAction(): Promise<void> {
+  await assertSameOrigin();
+  await signOut({ redirectTo: "/signin?next=%2Fsettings" });
 }
 
 export async function renamePasskeyAction(_prev: ActionState, fd: FormData): Promise<ActionState> {

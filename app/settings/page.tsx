@@ -9,6 +9,7 @@ import { LocalTime } from "@/components/time";
 import { ActionForm } from "../admin/_components/action-form";
 import { AdminPage, Section } from "../admin/_components/admin-page";
 import {
+  confirmPasskeyAction,
   passkeyOptionsAction,
   registerPasskeyAction,
   removePasskeyAction,
@@ -16,11 +17,13 @@ import {
   renamePasskeyAction,
   savePreferencesAction,
   sendTestMessageAction,
+  signInAgainAction,
   subscribeBrowserAction,
   unsubscribeBrowserAction,
 } from "./actions";
 import { PasskeyRegister } from "./passkey-register";
-import { listOwnPasskeys } from "@/lib/passkeys/manage-passkeys";
+import { firstPasskeyWindow, listOwnPasskeys } from "@/lib/passkeys/manage-passkeys";
+import { SIGN_IN_AGAIN } from "@/lib/passkeys/addition-rule";
 import { PushBrowser } from "./push-browser";
 
 export const metadata: Metadata = { title: "Settings" };
@@ -35,6 +38,9 @@ const EMAIL_WORDS = {
 export default async function SettingsPage() {
   const user = await requireUserPage();
   const [prefs, browsers, passkeys] = await Promise.all([getPreferences(user.id), listPushSubscriptions(user.id), listOwnPasskeys(user.id)]);
+  // With no passkey yet, a first one may be added only early in a session (docs/passkeys.md).
+  const firstUntil = passkeys.length === 0 ? await firstPasskeyWindow(user) : null;
+  const canAdd = passkeys.length > 0 || firstUntil !== null;
   const key = vapidPublicKey();
   const checkbox = "h-5 w-5 rounded border-slate-300";
 
@@ -146,7 +152,37 @@ export default async function SettingsPage() {
             ))}
           </ul>
         )}
-        <PasskeyRegister options={passkeyOptionsAction} register={registerPasskeyAction} />
+        {/* One place for the form, whichever rule applies, so its status line survives the refresh after the first passkey. */}
+        <p className={`mb-3 text-sm ${canAdd ? "text-slate-600" : "font-medium text-slate-800"}`} data-testid="passkey-rule">
+          {passkeys.length > 0 ? (
+            <>
+              To add another, you first confirm with one of these passkeys (on this device, your phone or a security key), then make the new one: a
+              signed-in session alone, such as a stolen session cookie, cannot add a passkey.
+            </>
+          ) : firstUntil ? (
+            <>
+              You can add your first passkey until <LocalTime at={firstUntil.toISOString()} />, 5 minutes after you signed in; later, sign in again to
+              add it. Every further passkey is confirmed with one you have.
+            </>
+          ) : (
+            SIGN_IN_AGAIN
+          )}{" "}
+          {canAdd && emailChannel() !== "off" && "You get an email whenever a passkey is added or removed."}
+        </p>
+        {canAdd ? (
+          <PasskeyRegister
+            confirmFirst={passkeys.length > 0}
+            options={passkeyOptionsAction}
+            confirm={confirmPasskeyAction}
+            register={registerPasskeyAction}
+          />
+        ) : (
+          <form action={signInAgainAction}>
+            <button type="submit" className="h-11 rounded bg-slate-800 px-4 font-medium text-white hover:bg-slate-900">
+              Sign in again
+            </button>
+          </form>
+        )}
       </Section>
 
       <Section title="Test" id="test-h">

@@ -30,6 +30,7 @@ import { slackChannel } from "../slack/slack-client";
 import { postToSlack, slackApprovalSelect, slackFactsOf, slackOutcomeOf, slackUserFor, updateSlackPost } from "../slack/send-slack";
 import { NOTIFY_MESSAGE_BATCH } from "./batch";
 import { WORKER_ID } from "./worker-id";
+import { SECURITY_NOTICE_KINDS } from "./queue-message";
 
 const LEASE_MS = 60_000;
 /**
@@ -174,12 +175,18 @@ function noLongerConcerns(n: Message, facts: Facts): string | null {
   return a && a.status === "pending" && a.expiresAt > new Date() ? null : "the request was decided or expired";
 }
 
-/** A person who turned a channel off on /settings after the message was written gets nothing on it. */
+const SECURITY_NOTICES: ReadonlySet<string> = new Set(SECURITY_NOTICE_KINDS);
+
+/**
+ * A person who turned a channel off on /settings after the message was
+ * written gets nothing on it; a security notice (a passkey added or removed)
+ * is emailed whatever they chose.
+ */
 function channelTurnedOff(n: Message, facts: Facts): string | null {
   if (!n.userId || n.channel === "webhook") return null;
   const u = facts.users.get(n.userId);
   if (!u || u.disabledAt) return "the recipient's account is disabled or gone";
-  if (n.channel === "email" && !u.notifyEmail) return "the recipient turned email off";
+  if (n.channel === "email" && !u.notifyEmail && !SECURITY_NOTICES.has(n.kind)) return "the recipient turned email off";
   if (n.channel === "push" && !u.notifyPush) return "the recipient turned push off";
   if (n.channel === "slack" && !u.notifySlack) return "the recipient turned Slack off";
   return null;

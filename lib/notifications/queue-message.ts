@@ -8,6 +8,10 @@ import { newId } from "../ids";
 
 export type Channel = "email" | "push" | "webhook" | "slack";
 
+/** Security notices (a passkey added or removed, lib/passkeys/passkey-notice.ts): sent whatever channels the person chose. */
+export const SECURITY_NOTICE_KINDS = ["passkey_registered", "passkey_removed"] as const;
+export type SecurityNoticeKind = (typeof SECURITY_NOTICE_KINDS)[number];
+
 /** What a message's body holds, by channel: always a readable `text` for the outbox page. */
 export type MessageBody =
   | { channel: "email"; text: string; html: string }

@@ -1,7 +1,9 @@
-// A reviewer's passkeys (docs/passkeys.md): register (options, then the
+// A reviewer's passkeys (docs/passkeys.md): add (confirm with an existing
+// passkey or a fresh sign-in, addition-rule.ts; creation options; the
 // browser's answer), rename, remove, list. Each acts on the signed-in user's
 // own passkeys: the user id comes from the session, never from the form.
-// Removing only marks a passkey: votes it signed must keep verifying.
+// Removing only marks a passkey: votes it signed must keep verifying. Adding
+// and removing each write an audit event and an email notice.
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from "@simplewebauthn/server";
@@ -15,6 +17,16 @@ import { newId } from "../ids";
 import { log } from "../log";
 import { CHALLENGE_TTL_MS, relyingParty } from "./relying-party";
 import { passkeyNameSchema, registrationResponseSchema, reviewerEmailParamSchema } from "./schemas";
+import {
+  activePasskeysOf,
+  checkAdditionProof,
+  firstPasskeyDeadline,
+  issueAdditionChallenge,
+  lockPasskeysOf,
+  requireFreshSignIn,
+  type Registrant,
+} from "./addition-rule";
+import { queuePasskeyNotice } from "./passkey-notice";
 import { z } from "zod";
 
 export const MAX_PASSKEYS_PER_USER = 20;
@@ -30,26 +42,64 @@ export async function listOwnPasskeys(userId: string): Promise<PasskeyView[]> {
   });
 }
 
-/** Step one of a registration: WebAuthn creation options with a fresh single-use challenge stored for this user. */
-export async function passkeyRegistrationOptions(userId: string) {
-  const user = await db().user.findUnique({ where: { id: userId }, select: { email: true, name: true, disabledAt: true } });
-  if (!user || user.disabledAt) throw new AppError("forbidden", "not allowed");
-  const existing = await db().passkey.findMany({ where: { userId, removedAt: null }, select: { credentialId: true, transports: true } });
-  if (existing.length >= MAX_PASSKEYS_PER_USER)
-    throw new AppError("conflict", `you have ${MAX_PASSKEYS_PER_USER} passkeys already: remove one first`);
+export type AdditionStart =
+  | { step: "confirm"; options: Awaited<ReturnType<typeof issueAdditionChallenge>> }
+  | { step: "create"; options: Awaited<ReturnType<typeof generateRegistrationOptions>> };
+
+/**
+ * Pressing "Add a passkey": a user with passkeys is first asked to confirm
+ * with one of them (WebAuthn request options over an "add-passkey"
+ * challenge); a user with none gets creation options at once, if this
+ * session began less than five minutes ago (addition-rule.ts).
+ */
+export async function beginPasskeyAddition(user: Registrant, now = new Date()): Promise<AdditionStart> {
+  const existing = await activePasskeysOf(db(), user.id);
+  if (existing.length === 0) return { step: "create", options: await passkeyRegistrationOptions(user, {}, now) };
+  await usableAccount(user.id, existing.length);
+  return { step: "confirm", options: await issueAdditionChallenge(db(), user.id, existing, now) };
+}
+
+/** For the settings page, when the user has no passkey: until when this session may add the first one (null: sign in again). */
+export function firstPasskeyWindow(user: Registrant, now = new Date()): Promise<Date | null> {
+  return firstPasskeyDeadline(db(), user, now);
+}
+
+async function usableAccount(userId: string, passkeys: number) {
+  const account = await db().user.findUnique({ where: { id: userId }, select: { email: true, name: true, disabledAt: true } });
+  if (!account || account.disabledAt) throw new AppError("forbidden", "not allowed");
+  if (passkeys >= MAX_PASSKEYS_PER_USER) throw new AppError("conflict", `you have ${MAX_PASSKEYS_PER_USER} passkeys already: remove one first`);
+  return account;
+}
+
+/**
+ * WebAuthn creation options with a fresh single-use challenge stored for
+ * this user, issued only under the addition rule: with `proof`, an assertion
+ * from one of the user's passkeys over an "add-passkey" challenge, when they
+ * have any (checked here, used when the passkey is stored); in a session
+ * less than five minutes old when they have none.
+ */
+export async function passkeyRegistrationOptions(user: Registrant, input: { proof?: unknown }, now = new Date()) {
+  const existing = await activePasskeysOf(db(), user.id);
+  const account = await usableAccount(user.id, existing.length);
+  if (existing.length > 0) await checkAdditionProof(db(), user.id, input.proof, now, { use: false });
+  else await requireFreshSignIn(db(), user, now);
   const challenge = randomBytes(32);
-  const nonce = challenge.toString("base64url");
-  const now = new Date();
   await db().webauthnChallenge.create({
-    data: { nonce, userId, purpose: "register", createdAt: now, expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS) },
+    data: {
+      nonce: challenge.toString("base64url"),
+      userId: user.id,
+      purpose: "register",
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
+    },
   });
   const { rpID, rpName } = relyingParty();
   return generateRegistrationOptions({
     rpName,
     rpID,
-    userName: user.email,
-    userDisplayName: user.name ?? user.email,
-    userID: new TextEncoder().encode(userId),
+    userName: account.email,
+    userDisplayName: account.name ?? account.email,
+    userID: new TextEncoder().encode(user.id),
     challenge,
     timeout: CHALLENGE_TTL_MS,
     attestationType: "none",
@@ -67,15 +117,26 @@ function challengeOf(clientDataJSON: string): string {
   }
 }
 
-/** Step two: the browser's answer, verified against the stored challenge (used once), then stored with its name. */
-export async function registerPasskey(userId: string, input: { response: unknown; name: unknown }): Promise<PasskeyView> {
+/**
+ * The browser's answer, verified against the stored challenge (used once),
+ * then stored with its name, under the addition rule checked again on the
+ * state of this moment: the confirming assertion (`proof`) is used here, in
+ * the same transaction, when the user has passkeys; the session must still
+ * be less than five minutes old when they have none. The audit event and the
+ * email notice are written with it.
+ */
+export async function registerPasskey(
+  user: Registrant,
+  input: { response: unknown; name: unknown; proof?: unknown },
+  now = new Date(),
+): Promise<PasskeyView> {
+  const userId = user.id;
   const name = passkeyNameSchema.safeParse(input.name ?? "Passkey");
   if (!name.success) throw invalidRequest(name.error, ["name"]);
   const parsed = registrationResponseSchema.safeParse(input.response);
   if (!parsed.success) throw new AppError("invalid-request", "the passkey's answer could not be read");
   const response = parsed.data as RegistrationResponseJSON;
   const challenge = challengeOf(response.response.clientDataJSON);
-  const now = new Date();
   // Single use: one conditional update, whatever happens next.
   const taken = await db().webauthnChallenge.updateMany({
     where: { nonce: challenge, userId, purpose: "register", usedAt: null, expiresAt: { gt: now } },
@@ -105,7 +166,23 @@ export async function registerPasskey(userId: string, input: { response: unknown
     throw new AppError("invalid-request", "this passkey's key type is not supported: use another authenticator");
   }
   return inTransaction(async (tx) => {
-    const user = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true } });
+    await lockPasskeysOf(tx, userId);
+    const account = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, disabledAt: true } });
+    if (account.disabledAt) throw new AppError("forbidden", "not allowed");
+    const existing = await activePasskeysOf(tx, userId);
+    if (existing.length >= MAX_PASSKEYS_PER_USER)
+      throw new AppError("conflict", `you have ${MAX_PASSKEYS_PER_USER} passkeys already: remove one first`);
+    let confirmedBy: { passkey: string } | "sign-in";
+    let confirmation: Record<string, string>;
+    if (existing.length > 0) {
+      const by = await checkAdditionProof(tx, userId, input.proof, now, { use: true });
+      confirmedBy = { passkey: by.name };
+      confirmation = { confirmed_by: "passkey", confirming_credential_id: by.credentialId };
+    } else {
+      const { signedInAt } = await requireFreshSignIn(tx, user, now);
+      confirmedBy = "sign-in";
+      confirmation = { confirmed_by: "sign-in", signed_in_at: signedInAt.toISOString() };
+    }
     if (await tx.passkey.findUnique({ where: { credentialId: credential.id }, select: { id: true } })) {
       throw new AppError("conflict", "this passkey is registered already");
     }
@@ -122,10 +199,15 @@ export async function registerPasskey(userId: string, input: { response: unknown
         createdAt: now,
       },
     });
+    const emailed = await queuePasskeyNotice(
+      tx,
+      { id: userId, email: account.email },
+      { kind: "passkey_registered", passkeyId: row.id, name: row.name, at: now, confirmedBy },
+    );
     await appendAuditEvent(tx, {
       type: "passkey.registered",
-      actor: `user:${user.email}`,
-      data: { user: user.email, credential_id: credential.id, name: name.data, alg },
+      actor: `user:${account.email}`,
+      data: { user: account.email, credential_id: credential.id, name: name.data, alg, ...confirmation, emailed },
     });
     return { id: row.id, credentialId: row.credentialId, name: row.name, alg: row.alg, createdAt: row.createdAt, lastUsedAt: null };
   });
@@ -142,18 +224,25 @@ export async function renamePasskey(userId: string, input: { id: unknown; name: 
   if (n.count !== 1) throw new AppError("not-found", "no such passkey");
 }
 
-export async function removePasskey(userId: string, rawId: unknown): Promise<void> {
+/** Marks the passkey removed (its votes must keep verifying), with its audit event and the email notice. */
+export async function removePasskey(userId: string, rawId: unknown, now = new Date()): Promise<void> {
   const id = idSchema.safeParse(rawId);
   if (!id.success) throw new AppError("not-found", "no such passkey");
   await inTransaction(async (tx) => {
-    const now = new Date();
+    await lockPasskeysOf(tx, userId);
     const [removed] = await tx.passkey.updateManyAndReturn({ where: { id: id.data, userId, removedAt: null }, data: { removedAt: now } });
     if (!removed) throw new AppError("not-found", "no such passkey");
     const user = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true } });
+    const remaining = await tx.passkey.count({ where: { userId, removedAt: null } });
+    const emailed = await queuePasskeyNotice(
+      tx,
+      { id: userId, email: user.email },
+      { kind: "passkey_removed", passkeyId: removed.id, name: removed.name, at: now },
+    );
     await appendAuditEvent(tx, {
       type: "passkey.removed",
       actor: `user:${user.email}`,
-      data: { user: user.email, credential_id: removed.credentialId, name: removed.name },
+      data: { user: user.email, credential_id: removed.credentialId, name: removed.name, remaining, emailed },
     });
   });
 }

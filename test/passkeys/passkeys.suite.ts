@@ -52,11 +52,18 @@ export function passkeySuite(provider: Provider) {
     const tool = `pk${randomBytes(3).toString("hex")}.pay`;
     const soloTool = `pk${randomBytes(3).toString("hex")}.solo`;
 
-    /** Registers a software passkey for the user through the real two steps. */
+    /** A session record made as a sign-in makes it, and the user as the guards hand it to lib/. */
+    async function signedIn(user: { id: string }) {
+      const { createSession } = await import("@/lib/auth/sessions");
+      return { id: user.id, sessionId: (await createSession(user.id)).id };
+    }
+
+    /** Registers a first software passkey for the user through the real two steps, just after signing in. */
     async function register(userId: string, name: string): Promise<SoftAuthenticator> {
       const key = softAuthenticator(lib.relyingParty());
-      const options = await lib.passkeys.passkeyRegistrationOptions(userId);
-      await lib.passkeys.registerPasskey(userId, { response: key.register(options.challenge), name });
+      const registrant = await signedIn({ id: userId });
+      const options = await lib.passkeys.passkeyRegistrationOptions(registrant, {});
+      await lib.passkeys.registerPasskey(registrant, { response: key.register(options.challenge), name });
       return key;
     }
 
@@ -129,23 +136,31 @@ export function passkeySuite(provider: Provider) {
 
     it("registers a passkey with a single-use challenge; renames and removes it, each audited", async () => {
       const key = softAuthenticator(lib.relyingParty());
-      const options = await lib.passkeys.passkeyRegistrationOptions(ana.id);
+      // Ana has a passkey: the new one is confirmed with it (docs/passkeys.md).
+      const anaSession = await signedIn(ana);
+      const start = await lib.passkeys.beginPasskeyAddition(anaSession);
+      if (start.step !== "confirm") throw new Error("expected a confirmation step");
+      const proof = anaKey.assert(start.options.challenge);
+      const options = await lib.passkeys.passkeyRegistrationOptions(anaSession, { proof });
       expect(options.rp.id).toBe(new URL(base).hostname);
       expect(options.authenticatorSelection?.userVerification).toBe("required");
       const answer = key.register(options.challenge);
-      const added = await lib.passkeys.registerPasskey(ana.id, { response: answer, name: "  Spare key  " });
+      const added = await lib.passkeys.registerPasskey(anaSession, { response: answer, name: "  Spare key  ", proof });
       expect(added).toMatchObject({ name: "Spare key", alg: -7, credentialId: key.credentialId });
       // The same answer again: its challenge was used.
-      expect(await refusal(lib.passkeys.registerPasskey(ana.id, { response: answer, name: "again" }))).toBe("invalid-request");
+      expect(await refusal(lib.passkeys.registerPasskey(anaSession, { response: answer, name: "again", proof }))).toBe("invalid-request");
       // Someone else's challenge is not yours.
-      const bobOptions = await lib.passkeys.passkeyRegistrationOptions(bob.id);
+      const bobSession = await signedIn(bob);
+      const bobStart = await lib.passkeys.beginPasskeyAddition(bobSession);
+      if (bobStart.step !== "confirm") throw new Error("expected a confirmation step");
+      const bobOptions = await lib.passkeys.passkeyRegistrationOptions(bobSession, { proof: bobKey.assert(bobStart.options.challenge) });
       const stolen = softAuthenticator(lib.relyingParty());
-      expect(await refusal(lib.passkeys.registerPasskey(ana.id, { response: stolen.register(bobOptions.challenge), name: "x" }))).toBe(
+      expect(await refusal(lib.passkeys.registerPasskey(anaSession, { response: stolen.register(bobOptions.challenge), name: "x", proof }))).toBe(
         "invalid-request",
       );
       // Bad input is a clear refusal, not a crash.
-      expect(await refusal(lib.passkeys.registerPasskey(ana.id, { response: { id: 1 }, name: "x" }))).toBe("invalid-request");
-      expect(await refusal(lib.passkeys.registerPasskey(ana.id, { response: answer, name: "a\u0000b" }))).toBe("invalid-request");
+      expect(await refusal(lib.passkeys.registerPasskey(anaSession, { response: { id: 1 }, name: "x" }))).toBe("invalid-request");
+      expect(await refusal(lib.passkeys.registerPasskey(anaSession, { response: answer, name: "a\u0000b" }))).toBe("invalid-request");
 
       await lib.passkeys.renamePasskey(ana.id, { id: added.id, name: "Backup key" });
       expect(await refusal(lib.passkeys.renamePasskey(bob.id, { id: added.id, name: "mine now" }))).toBe("not-found");
@@ -159,8 +174,20 @@ export function passkeySuite(provider: Provider) {
         .map((e) => ({ type: e.type, data: JSON.parse(e.data) as Record<string, unknown> }))
         .filter((e) => e.data.credential_id === key.credentialId);
       expect(mine).toEqual([
-        { type: "passkey.registered", data: { user: ana.email, credential_id: key.credentialId, name: "Spare key", alg: -7 } },
-        { type: "passkey.removed", data: { user: ana.email, credential_id: key.credentialId, name: "Backup key" } },
+        {
+          type: "passkey.registered",
+          data: {
+            user: ana.email,
+            credential_id: key.credentialId,
+            name: "Spare key",
+            alg: -7,
+            confirmed_by: "passkey",
+            confirming_credential_id: anaKey.credentialId,
+            // This deployment sends no email (test/passkeys/add-passkey.suite.ts has a mail server).
+            emailed: false,
+          },
+        },
+        { type: "passkey.removed", data: { user: ana.email, credential_id: key.credentialId, name: "Backup key", remaining: 1, emailed: false } },
       ]);
       // A removed passkey signs no vote.
       const a = await f.makeApproval(svc, { tool: soloTool });

@@ -1,0 +1,3 @@
+import { addPasskeySuite } from "./add-passkey.suite";
+
+addPasskeySuite("sqlite");
