@@ -24,7 +24,7 @@ import { loadViewer, rolesOf, VIEWER_SELECT, visibleTo, type Viewer } from "../r
 import { parseStringList } from "../string-list";
 import { finalizeApproval } from "../approvals/finalize";
 import { reasonTextSchema } from "../reviews/record-review";
-import { buildPins, parsePins, pinnablePaths, pinRequestSchema, pinsMatch, pinWords, type Pin } from "./pins";
+import { buildPins, parsePins, pinnablePaths, pinRequestSchema, pinsMatch, pinWords, storedPins } from "./pins";
 
 export const proposeStandingSchema = z.object({
   approvalId: z.string().min(1).max(100),
@@ -124,9 +124,9 @@ export async function previewStanding(reviewerId: string, input: { approvalId: s
   let matched = 0;
   for (const r of rows) {
     const h = parseHidden(r.redactedDigests);
-    if (h && pinsMatch(built.pins, JSON.parse(r.redactedArgs), h)) matched++;
+    if (h && pinsMatch(built, JSON.parse(r.redactedArgs), h)) matched++;
   }
-  return { matched, of: rows.length, pins: built.pins.map(pinWords) };
+  return { matched, of: rows.length, pins: pinWords(built, "this request") };
 }
 
 export async function proposeStanding(reviewerId: string, input: ProposeStandingInput) {
@@ -167,7 +167,7 @@ export async function proposeStanding(reviewerId: string, input: ProposeStanding
         id: newId("sta"),
         serviceId: a.serviceId,
         tool: a.tool,
-        pins: JSON.stringify(built.pins),
+        pins: storedPins(built),
         reason,
         sourceApprovalId: a.id,
         requestedBy: a.requestedBy,
@@ -196,7 +196,7 @@ export async function proposeStanding(reviewerId: string, input: ProposeStanding
         standing: s.id,
         service: a.service.slug,
         tool: a.tool,
-        pins_digest: digestOf(built.pins),
+        pins_digest: digestOf(JSON.parse(s.pins)),
         paths: built.pins.map((p) => p.path).slice(0, 50),
         expires_at: s.expiresAt.toISOString(),
         max_uses: s.maxUses,
@@ -315,7 +315,7 @@ export async function listStanding(viewerId: string | "cli", limit = 200): Promi
         id: s.id,
         service: services.get(s.serviceId) ?? "",
         tool: s.tool,
-        pins: (parsePins(s.pins) ?? []).map(pinWords),
+        pins: pinWords(parsePins(s.pins)),
         reason: s.reason,
         status,
         policy: s.policyName,
@@ -381,7 +381,7 @@ export async function matchingStanding(
     // Expiry is fixed at creation; a policy made stricter since stops it applying.
     if (asDate(s.expires_at) <= now || s.policy_name !== policy.name || Number(s.quorum) < policy.quorum) continue;
     if (s.max_uses !== null && Number(s.uses) >= Number(s.max_uses)) continue;
-    const pins: Pin[] | null = parsePins(s.pins);
+    const pins = parsePins(s.pins);
     if (!pins || !pinsMatch(pins, args.view, args.hidden)) continue;
     const approvers = parseStringList(s.approved_by);
     if ((approval.requestedBy !== null || approval.requesterKey !== null) && (await requesterAmong(sql, approval, approvers))) continue;
