@@ -64,8 +64,8 @@ export function ProposeStanding({ approvalId, paths, outline, maxTtlSeconds, act
       <summary className="cursor-pointer text-sm font-semibold">Standing approval</summary>
       <form action={formAction} className="mt-3 flex flex-col gap-3">
         <p className="text-sm text-slate-700">
-          Approve calls like this one for a while: same service and tool, and the values you pin. It takes effect once the policy&apos;s quorum
-          approved it (your proposal counts as one), and never for a request whose requester approved it.
+          Approve calls like this one for a while: same service and tool, the values you pin, and everything else as said below the pins. It takes
+          effect once the policy&apos;s quorum approved it (your proposal counts as one), and never for a request whose requester approved it.
         </p>
         <input type="hidden" name="approvalId" value={approvalId} />
         <input type="hidden" name="pins" value={JSON.stringify(pinsOf(rows))} />

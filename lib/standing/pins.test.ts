@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileRedactor } from "../redaction";
 import { redactArguments } from "../revisions/hidden-values";
-import { buildPins, parsePins, pinsMatch, pinWords, storedPins, type Pin, type PinSet } from "./pins";
+import { buildPins, parsePins, pinnablePaths, pinsMatch, pinWords, storedPins, type Pin, type PinSet } from "./pins";
 import { shapeOf, type Shape } from "./shape";
 
 const redactor = compileRedactor();
@@ -258,6 +258,8 @@ describe("closed pins", () => {
       '/note = "x"',
       "Everything else must be exactly as in the request it came from: the same keys, the same types, lists of the same length (/items: at most 3 items, each with the keys and types of its items there). Free: /items/*/sku (any text).",
     ]);
+    // The form offers the lists after the values, so that its first pin names a value.
+    expect(pinnablePaths(seen(src).view, seen(src).hidden)).toEqual(["/items/0/sku", "/items/1/sku", "/note", "/items"]);
     expect(refusal(src, [{ path: "/items", op: "max_length", value: 1 }])).toMatch(/more items than the maximum/);
     expect(refusal({ items: [] }, [{ path: "/items", op: "max_length", value: 3 }])).toMatch(/empty/);
     expect(refusal({ items: [1, "a"] }, [{ path: "/items", op: "max_length", value: 3 }])).toMatch(/differ/);

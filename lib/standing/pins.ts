@@ -264,10 +264,15 @@ export function parsePins(text: string): PinSet | null {
   return parsed.success && isShape(parsed.data.shape) ? { pins: parsed.data.pins, shape: parsed.data.shape } : null;
 }
 
-/** JSON Pointers a pin can name: single values (redacted ones included) and lists (for a maximum length), in document order, at most `limit`. */
+/**
+ * JSON Pointers a pin can name, at most `limit`: single values (redacted ones
+ * included) in document order, then lists (for a maximum length), so that
+ * the first is always a value.
+ */
 export function pinnablePaths(view: unknown, hidden: readonly HiddenEntry[], limit = 300): string[] {
   const index = hiddenIndex(hidden);
   const out: string[] = [];
+  const lists: string[] = [];
   const stack: Array<{ node: unknown; pointer: string }> = [{ node: view, pointer: "" }];
   while (stack.length && out.length < limit) {
     const { node, pointer } = stack.pop()!;
@@ -277,7 +282,7 @@ export function pinnablePaths(view: unknown, hidden: readonly HiddenEntry[], lim
       if (findingsOf(pointer).length === 0) out.push(pointer);
       continue;
     }
-    if (pointer && Array.isArray(node) && findingsOf(pointer).length === 0) out.push(pointer);
+    if (pointer && Array.isArray(node) && lists.length < limit && findingsOf(pointer).length === 0) lists.push(pointer);
     const at = (seg: string | number) => pointer + formatJsonPointer([seg]);
     // At most `limit` children of any one container: nothing past them could be listed anyway.
     if (Array.isArray(node)) for (let i = Math.min(node.length, limit) - 1; i >= 0; i--) stack.push({ node: node[i], pointer: at(i) });
@@ -286,5 +291,5 @@ export function pinnablePaths(view: unknown, hidden: readonly HiddenEntry[], lim
       for (let i = keys.length - 1; i >= 0; i--) stack.push({ node: (node as Record<string, unknown>)[keys[i]!], pointer: at(keys[i]!) });
     }
   }
-  return out;
+  return [...out, ...lists].slice(0, limit);
 }
