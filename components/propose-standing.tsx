@@ -1,19 +1,25 @@
 "use client";
 // "Standing approval" on a request's page (docs/standing-approvals.md): pins
 // on this request's values, an expiry within the policy's limit, optional
-// uses, a reason; Preview says how many recent requests it would have
-// matched. The server builds and checks the pins from the request itself.
+// uses, a reason; the words under the pins say what everything else must be
+// and what stays free, as the pins change; Preview says how many recent
+// requests it would have matched. The server builds and checks the pins
+// from the request itself.
 import { useActionState, useId, useState } from "react";
 import { humanSeconds } from "@/lib/format/time";
+import { freeWords, type Outline } from "@/lib/standing/free-words";
 
 export type StandingFormState = { ok: boolean; message: string } | null;
 
-type Op = "eq" | "lte" | "gte" | "in";
-type Row = { key: number; path: string; op: Op; value: string };
+type Op = "eq" | "lte" | "gte" | "in" | "max_length";
+/** `other`: a bound's optional other side (at least, for "at most"; at most, for "at least"). */
+type Row = { key: number; path: string; op: Op; value: string; other: string };
 
 type Props = {
   approvalId: string;
   paths: readonly string[];
+  /** This request's shape in brief, for the words; null when it is too large for a standing approval. */
+  outline: Outline | null;
   maxTtlSeconds: number;
   action: (prev: StandingFormState, formData: FormData) => Promise<StandingFormState>;
 };
@@ -35,13 +41,16 @@ function pinsOf(rows: readonly Row[]) {
   return rows.map((r) => {
     if (r.op === "eq") return { path: r.path, op: r.op };
     if (r.op === "in") return { path: r.path, op: r.op, values: r.value.split(",").map((v) => typed(v.trim())) };
-    return { path: r.path, op: r.op, value: typed(r.value) };
+    const other = r.other.trim() === "" || r.op === "max_length" ? {} : { [r.op === "lte" ? "min" : "max"]: typed(r.other) };
+    return { path: r.path, op: r.op, value: typed(r.value), ...other };
   });
 }
 
-export function ProposeStanding({ approvalId, paths, maxTtlSeconds, action }: Props) {
+const OTHER_SIDE = { lte: "and at least (optional)", gte: "and at most (optional)" } as const;
+
+export function ProposeStanding({ approvalId, paths, outline, maxTtlSeconds, action }: Props) {
   const [state, formAction, pending] = useActionState(action, null);
-  const [rows, setRows] = useState<Row[]>([{ key: 0, path: paths[0] ?? "", op: "eq", value: "" }]);
+  const [rows, setRows] = useState<Row[]>([{ key: 0, path: paths[0] ?? "", op: "eq", value: "", other: "" }]);
   const [nextKey, setNextKey] = useState(1);
   const [expires, setExpires] = useState(String(Math.min(3600, maxTtlSeconds)));
   const [maxUses, setMaxUses] = useState("");
@@ -55,8 +64,8 @@ export function ProposeStanding({ approvalId, paths, maxTtlSeconds, action }: Pr
       <summary className="cursor-pointer text-sm font-semibold">Standing approval</summary>
       <form action={formAction} className="mt-3 flex flex-col gap-3">
         <p className="text-sm text-slate-700">
-          Approve calls like this one for a while: same service and tool, and the values you pin. It takes effect once the policy&apos;s quorum
-          approved it (your proposal counts as one), and never for a request whose requester approved it.
+          Approve calls like this one for a while: same service and tool, the values you pin, and everything else as said below the pins. It takes
+          effect once the policy&apos;s quorum approved it (your proposal counts as one), and never for a request whose requester approved it.
         </p>
         <input type="hidden" name="approvalId" value={approvalId} />
         <input type="hidden" name="pins" value={JSON.stringify(pinsOf(rows))} />
@@ -85,16 +94,29 @@ export function ProposeStanding({ approvalId, paths, maxTtlSeconds, action }: Pr
                 <option value="lte">at most</option>
                 <option value="gte">at least</option>
                 <option value="in">one of</option>
+                <option value="max_length">a list of at most</option>
               </select>
             </label>
             {r.op !== "eq" && (
               <label className="flex min-w-0 flex-1 flex-col text-xs">
-                {r.op === "in" ? "Values (comma-separated)" : "Bound"}
+                {r.op === "in" ? "Values (comma-separated)" : r.op === "max_length" ? "Items" : "Bound"}
                 <input
                   aria-label={`Pin ${i + 1}: value`}
                   className={INPUT}
                   value={r.value}
                   onChange={(e) => update(r.key, { value: e.target.value })}
+                />
+              </label>
+            )}
+            {(r.op === "lte" || r.op === "gte") && (
+              <label className="flex min-w-0 flex-1 flex-col text-xs">
+                {OTHER_SIDE[r.op]}
+                <input
+                  aria-label={`Pin ${i + 1}: other bound`}
+                  className={INPUT}
+                  value={r.other}
+                  placeholder="0, or this request's value"
+                  onChange={(e) => update(r.key, { other: e.target.value })}
                 />
               </label>
             )}
@@ -109,12 +131,17 @@ export function ProposeStanding({ approvalId, paths, maxTtlSeconds, action }: Pr
           type="button"
           className={`${BUTTON} self-start`}
           onClick={() => {
-            setRows((rs) => [...rs, { key: nextKey, path: "", op: "eq", value: "" }]);
+            setRows((rs) => [...rs, { key: nextKey, path: "", op: "eq", value: "", other: "" }]);
             setNextKey((k) => k + 1);
           }}
         >
           Add a pin
         </button>
+        <p className="text-sm text-slate-700" data-testid="standing-free">
+          {outline
+            ? freeWords(outline, pinsOf(rows))
+            : "This request holds too many values for a standing approval: each request it decides would have to be compared with all of them."}
+        </p>
         <div className="flex flex-wrap gap-3">
           <label className="flex flex-col text-sm">
             Lasts

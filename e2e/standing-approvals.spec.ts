@@ -65,3 +65,72 @@ test("propose from a request, decide the next matching call at once, see it used
   expect((await ask("AC-1")).status).toBe("pending");
   await alice.context.close();
 });
+
+test("the proposal form says what stays free as pins are added, and the preview shows bounds closed on both sides", async ({ browser }) => {
+  const t = tag();
+  const role = `standing-free-${t}`;
+  const tool = `e2e.standingfree${t}.refund`;
+  adminCli([
+    "policy",
+    "set",
+    "--name",
+    `e2e-standing-free-${t}`,
+    "--tool",
+    tool,
+    "--roles",
+    role,
+    "--quorum",
+    "1",
+    "--ttl",
+    "86400",
+    "--standing-max-ttl",
+    "3600",
+  ]);
+  const { client } = service();
+  const alice = await reviewer(browser, [role], "alice");
+  const source = { account: "AC-1", amount: 10, note: "late delivery", lines: [{ sku: "A-1" }] };
+  const ask = (args: Record<string, unknown>) => client.requestApproval({ run_id: `run_${randomUUID()}`, call_id: "c1", tool, arguments: args });
+  const first = await ask(source);
+
+  const page = alice.page;
+  await page.goto(`/approvals/${first.approval_id}`);
+  await page.getByText("Standing approval", { exact: true }).click();
+  await page.getByLabel("Pin 1: path").fill("/account");
+  const free = page.getByTestId("standing-free");
+  await expect(free).toHaveText(
+    "Everything else must be exactly as in this request: the same keys, the same types, lists of the same length. " +
+      "Free: /amount (any number), /note (any text), /lines/0/sku (any text).",
+  );
+  await page.getByRole("button", { name: "Add a pin" }).click();
+  await page.getByLabel("Pin 2: path").fill("/amount");
+  await page.getByLabel("Pin 2: test").selectOption("lte");
+  await page.getByLabel("Pin 2: value").fill("100");
+  await expect(free).toContainText("Free: /note (any text), /lines/0/sku (any text).");
+  await page.getByRole("button", { name: "Add a pin" }).click();
+  await page.getByLabel("Pin 3: path").fill("/lines");
+  await page.getByLabel("Pin 3: test").selectOption("max_length");
+  await page.getByLabel("Pin 3: value").fill("3");
+  await expect(free).toHaveText(
+    "Everything else must be exactly as in this request: the same keys, the same types, lists of the same length " +
+      "(/lines: at most 3 items, each with the keys and types of its items there). Free: /note (any text), /lines/*/sku (any text).",
+  );
+
+  await page.getByRole("button", { name: "Preview matches" }).click();
+  await expect(page.getByTestId("standing-message")).toContainText('would have matched: /account = "AC-1"; 0 ≤ /amount ≤ 100; Everything else must');
+  await page.getByLabel("Why calls like this may run without asking").fill("small refunds to AC-1");
+  await page.getByRole("button", { name: "Propose standing approval" }).click();
+  await expect(page.getByTestId("standing-message")).toContainText("Standing approval active");
+
+  // Up to three lines of the same shape: decided at once; a fourth line, an extra key, a negative amount: left to people.
+  expect((await ask({ ...source, note: "other", lines: [{ sku: "B-2" }, { sku: "C-3" }] })).status).toBe("approved");
+  expect((await ask({ ...source, lines: [{ sku: "1" }, { sku: "2" }, { sku: "3" }, { sku: "4" }] })).status).toBe("pending");
+  expect((await ask({ ...source, amount_cents: 1000 })).status).toBe("pending");
+  expect((await ask({ ...source, amount: -5 })).status).toBe("pending");
+
+  await page.goto("/standing");
+  const rule = page.getByTestId("standing-rule").filter({ hasText: tool });
+  await expect(rule).toContainText("0 ≤ /amount ≤ 100");
+  await expect(rule).toContainText("as in the request it came from");
+  await expect(rule).toContainText("Free: /note (any text), /lines/*/sku (any text).");
+  await alice.context.close();
+});

@@ -18,7 +18,7 @@ import { paceRefusal } from "../reviews/review-views";
 import type { PolicyRule } from "../policies/match-policy";
 import type { HiddenEntry } from "../revisions/hidden-values";
 import { finalizeApproval } from "../approvals/finalize";
-import { parsePins, pinsMatch, type Pin } from "./pins";
+import { parsePins, pinsMatch } from "./pins";
 
 type IngestedRow = {
   id: string;
@@ -69,7 +69,7 @@ export async function matchingStanding(
   for (const s of candidates) {
     if (asDate(s.expires_at) <= now) continue;
     if (s.max_uses !== null && Number(s.uses) >= Number(s.max_uses)) continue;
-    const pins: Pin[] | null = parsePins(s.pins);
+    const pins = parsePins(s.pins);
     if (!pins || !pinsMatch(pins, args.view, args.hidden)) continue;
     matches.push({ id: s.id, sourceApprovalId: s.source_approval_id, policyName: s.policy_name, quorum: Number(s.quorum) });
   }

@@ -35,7 +35,7 @@ import { readReviewView, paceRefusal } from "../reviews/review-views";
 import { rolesOf, visibleTo } from "../reviews/visibility";
 import { parseStringList } from "../string-list";
 import { reasonTextSchema } from "../reviews/record-review";
-import { buildPins, parsePins, pinnablePaths, pinRequestSchema, pinsMatch, pinWords } from "./pins";
+import { buildPins, parsePins, pinnablePaths, pinRequestSchema, pinsMatch, pinWords, storedPins } from "./pins";
 
 export const proposeStandingSchema = z.object({
   approvalId: z.string().min(1).max(100),
@@ -160,9 +160,9 @@ export async function previewStanding(reviewerId: string, input: { approvalId: s
   let matched = 0;
   for (const r of rows) {
     const h = parseHidden(r.redactedDigests);
-    if (h && pinsMatch(built.pins, JSON.parse(r.redactedArgs), h)) matched++;
+    if (h && pinsMatch(built, JSON.parse(r.redactedArgs), h)) matched++;
   }
-  return { matched, of: rows.length, pins: built.pins.map(pinWords) };
+  return { matched, of: rows.length, pins: pinWords(built, "this request") };
 }
 
 /**
@@ -206,7 +206,7 @@ export async function proposeStanding(reviewerId: string, input: ProposeStanding
         id: newId("sta"),
         serviceId: a.serviceId,
         tool: a.tool,
-        pins: JSON.stringify(built.pins),
+        pins: storedPins(built),
         reason,
         sourceApprovalId: a.id,
         requestedBy: a.requestedBy,
@@ -235,7 +235,7 @@ export async function proposeStanding(reviewerId: string, input: ProposeStanding
         standing: s.id,
         service: a.service.slug,
         tool: a.tool,
-        pins_digest: digestOf(built.pins),
+        pins_digest: digestOf(JSON.parse(s.pins)),
         paths: built.pins.map((p) => p.path).slice(0, 50),
         expires_at: s.expiresAt.toISOString(),
         max_uses: s.maxUses,
@@ -410,7 +410,7 @@ export async function listStanding(viewerId: string | "cli", limit = 200): Promi
       id: s.id,
       service: services.get(s.serviceId) ?? "",
       tool: s.tool,
-      pins: (parsePins(s.pins) ?? []).map(pinWords),
+      pins: pinWords(parsePins(s.pins)),
       reason: s.reason,
       status,
       policy: s.policyName,

@@ -60,7 +60,17 @@ describe("admin command line: rule list, rule revoke (sqlite)", () => {
     const listed = await adminCli(["rule", "list"]);
     expect(listed.code, listed.stderr).toBe(0);
     const rule = (JSON.parse(listed.stdout) as { rules: Array<Record<string, unknown>> }).rules.find((r) => r.id === s.id);
-    expect(rule).toMatchObject({ tool, pins: ["/amount ≤ 10"], status: "active", approved_by: [ana.email], uses: 1, max_uses: 5 });
+    expect(rule).toMatchObject({
+      tool,
+      pins: [
+        "0 ≤ /amount ≤ 10",
+        "Everything else must be exactly as in the request it came from: the same keys, the same types, lists of the same length. Free: /account (any text).",
+      ],
+      status: "active",
+      approved_by: [ana.email],
+      uses: 1,
+      max_uses: 5,
+    });
     expect(rule!.last_used_at).not.toBeNull();
 
     const revoked = await adminCli(["rule", "revoke", "--id", s.id]);

@@ -118,7 +118,13 @@ export function standingSuite(provider: Provider, enabled = true) {
       const list = await standing.listStanding("cli");
       const mine = list.find((s) => s.id === proposed.id)!;
       expect(mine).toMatchObject({ status: "active", uses: 1, approvedBy: [ana.email, bo.email] });
-      expect(mine.pins).toEqual([`/account = "AC-1"`, "/amount ≤ 100", `/currency is one of "EUR", "USD"`, "/api_key is the same redacted value"]);
+      expect(mine.pins).toEqual([
+        `/account = "AC-1"`,
+        "0 ≤ /amount ≤ 100",
+        `/currency is one of "EUR", "USD"`,
+        "/api_key is the same redacted value",
+        "Everything else must be exactly as in the request it came from: the same keys, the same types, lists of the same length. Nothing else is free.",
+      ]);
       expect(mine.lastUsedAt).not.toBeNull();
       const stored = await ctx.db.standingApproval.findUniqueOrThrow({ where: { id: proposed.id } });
       expect(stored.pins).not.toContain(key);
@@ -126,6 +132,58 @@ export function standingSuite(provider: Provider, enabled = true) {
       expect(types).toEqual(expect.arrayContaining(["standing.proposed", "standing.approved", "standing.applied"]));
       for (const e of await ctx.db.auditEvent.findMany({ where: { type: { startsWith: "standing." } } })) expect(e.data).not.toContain(key);
       expect(await verifyChain()).toMatchObject({ ok: true });
+    });
+
+    it("closed pins: the four open-pin samples are left to people, the source's own arguments are approved", async () => {
+      const { service, tool, ana, args } = await setUp(1);
+      const source = { ...args, lines: [{ sku: "A-1", qty: 2 }], target: { env: "staging" } };
+      const from = await send(service, { tool, arguments: source });
+      const s = await standing.proposeStanding(ana.id, {
+        approvalId: from.approval_id,
+        pins: [
+          { path: "/account", op: "eq" },
+          { path: "/amount", op: "lte", value: 100 },
+        ],
+        expiresInSeconds: 600,
+        reason: "small payments to AC-1",
+      });
+      expect(s.status).toBe("active");
+      // Pinned only /account and /amount, yet each of these differs from the source where no pin looks.
+      const samples = [
+        { ...source, amount: -1e300 },
+        { ...source, amount_cents: 4000 },
+        { ...source, lines: [...source.lines, { sku: "B-2", qty: 1 }] },
+        { ...source, target: ["production"] },
+      ];
+      for (const sample of samples) expect((await send(service, { tool, arguments: sample })).status).toBe("pending");
+      expect((await send(service, { tool, arguments: source })).status).toBe("approved");
+      // Free values may change within their type.
+      const free = { ...source, amount: 0, currency: "USD", lines: [{ sku: "C-3", qty: 9 }], target: { env: "prod" } };
+      expect((await send(service, { tool, arguments: free })).status).toBe("approved");
+      expect((await ctx.db.standingApproval.findUniqueOrThrow({ where: { id: s.id } })).uses).toBe(2);
+      const mine = (await standing.listStanding("cli")).find((x) => x.id === s.id)!;
+      expect(mine.pins).toEqual([
+        `/account = "AC-1"`,
+        "0 ≤ /amount ≤ 100",
+        "Everything else must be exactly as in the request it came from: the same keys, the same types, lists of the same length. " +
+          "Free: /currency (any text), /api_key (any text), /lines/0/sku (any text), /lines/0/qty (any number), /target/env (any text).",
+      ]);
+    });
+
+    it("a standing approval stored before closed pins (no shape) no longer applies, and says so", async () => {
+      const { service, tool, ana, args, first } = await setUp(1);
+      const s = await standing.proposeStanding(ana.id, {
+        approvalId: first.approval_id,
+        pins: [{ path: "/account", op: "eq" }],
+        expiresInSeconds: 600,
+        reason: "x",
+      });
+      expect((await send(service, { tool, arguments: args })).status).toBe("approved");
+      // As rows were written before: a list of pins alone.
+      await ctx.db.standingApproval.update({ where: { id: s.id }, data: { pins: JSON.stringify([{ path: "/account", op: "eq", value: "AC-1" }]) } });
+      expect((await send(service, { tool, arguments: args })).status).toBe("pending");
+      const mine = (await standing.listStanding("cli")).find((x) => x.id === s.id)!;
+      expect(mine.pins).toEqual([`/account = "AC-1"`, "made before pins were closed (it keeps no shape of its request): it no longer applies"]);
     });
 
     it("gte, expiry and revocation: the next request after either is left to people", async () => {

@@ -103,7 +103,8 @@ export async function proposeStandingAction(_prev: StandingFormState, formData: 
       const p = await previewStanding(user.id, { approvalId, pins });
       return {
         ok: true,
-        message: `Of the last ${p.of} requests for this tool from this service, ${p.matched} would have matched: ${p.pins.join("; ")}.`,
+        // The last of the words is the shape's sentence, which ends with its own full stop.
+        message: `Of the last ${p.of} requests for this tool from this service, ${p.matched} would have matched: ${p.pins.join("; ")}`,
       };
     }
     const maxUses = String(formData.get("max_uses") ?? "").trim();

@@ -27,6 +27,7 @@ import { findNeighbours } from "@/lib/reviews/neighbours";
 import { requestDisplay, type TextView } from "@/lib/display/request-display";
 import { isTruncated } from "@/lib/display/bounded-tree";
 import { recordPageServed } from "@/lib/reviews/review-views";
+import { standingOutline } from "@/lib/standing/shape";
 
 export const dynamic = "force-dynamic";
 
@@ -337,7 +338,13 @@ export default async function ApprovalPage({ params }: Params) {
           {v.editablePaths && v.canReview && <ProposeChanges approvalId={v.id} paths={v.editablePaths} action={proposeChanges} />}
 
           {v.standing && (
-            <ProposeStanding approvalId={v.id} paths={v.standing.paths} maxTtlSeconds={v.standing.maxTtlSeconds} action={proposeStandingAction} />
+            <ProposeStanding
+              approvalId={v.id}
+              paths={v.standing.paths}
+              outline={standingOutline(v.redactedArgs)}
+              maxTtlSeconds={v.standing.maxTtlSeconds}
+              action={proposeStandingAction}
+            />
           )}
 
           <section aria-labelledby="policy-h" className="rounded border border-slate-200 bg-white p-4">
