@@ -317,7 +317,7 @@ export function slackSuite(provider: Provider) {
       api.addUser({ id: unconfirmed.slackId, email: unconfirmed.email, confirmed: false });
       api.addUser({ id: unsaid.slackId, email: unsaid.email, confirmed: "absent" });
       api.addUser({ id: elsewhere.slackId, email: elsewhere.email, teamId: "T0OTHER" });
-      for (const who of [unconfirmed, unsaid]) {
+      for (const who of [unsaid, unconfirmed]) {
         expect(await pressAndHear({ ...at, user: who.slackId })).toMatch(
           /^Your Slack account is not linked to a Countersign user: Slack does not report/,
         );
