@@ -1,6 +1,7 @@
 // The warning at the top of a request's page when anything a service wrote
 // holds hidden, direction-changing or look-alike characters (docs/security.md).
 // Locations and findings are already escaped text (lib/display/scan-findings).
+import { DISPLAY_WARNING_TITLE } from "@/lib/display/channel-text";
 import type { Warnings } from "@/lib/display/scan-findings";
 
 const PARTIAL =
@@ -24,7 +25,7 @@ export function DisplayWarning({ warnings }: { warnings: Warnings }) {
       data-testid="display-warning"
     >
       <h2 id="display-warning-h" className="font-semibold">
-        Check carefully: this request contains hidden, direction-changing or look-alike characters
+        {DISPLAY_WARNING_TITLE}
       </h2>
       <p className="mt-1 text-sm">
         They are shown below as escapes such as <span className="font-mono">⟨U+202E⟩</span> and marked with ⚠. What runs is the text with these

@@ -126,6 +126,11 @@ const envSchema = z
       .string()
       .regex(/^[A-Za-z0-9]{16,}$/, "SLACK_SIGNING_SECRET must be the Slack app's signing secret (letters and digits)")
       .optional(),
+    // The one Slack workspace whose users may act in Countersign (docs/slack.md): required with the bot token.
+    SLACK_TEAM_ID: z
+      .string()
+      .regex(/^T[A-Z0-9]{2,40}$/, "SLACK_TEAM_ID must be a Slack workspace id: T followed by capital letters and digits (T0123ABCD)")
+      .optional(),
     // Where the Slack Web API is: Slack's own unless a stand-in is named (the tests start one on this machine).
     SLACK_API_URL: z.url().default("https://slack.com/api/"),
     // Bench-only routes (app/api/bench/*) answer 404 unless set. Never set in production.
@@ -149,6 +154,12 @@ const envSchema = z
   .refine((e) => !e.SLACK_BOT_TOKEN === !e.SLACK_SIGNING_SECRET, {
     message: "SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET go together (both are on the Slack app's settings pages)",
     path: ["SLACK_SIGNING_SECRET"],
+  })
+  // Without it a click from any workspace the app is installed in could act: Slack stays off instead.
+  .refine((e) => !e.SLACK_BOT_TOKEN || e.SLACK_TEAM_ID, {
+    message:
+      "SLACK_TEAM_ID is required with SLACK_BOT_TOKEN: the id of the Slack workspace whose users may approve (the T… in app.slack.com/client/T…/ with the workspace open in a browser)",
+    path: ["SLACK_TEAM_ID"],
   })
   .refine((e) => !e.NOTIFY_WEBHOOK_URL || e.NOTIFY_WEBHOOK_SECRET, {
     message: "NOTIFY_WEBHOOK_URL needs NOTIFY_WEBHOOK_SECRET (whsec_…, e.g. from `npm run admin -- service add`'s format)",

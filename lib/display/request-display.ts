@@ -38,17 +38,27 @@ export type RequestDisplay = {
   warnings: Warnings;
 };
 
+const modeOf = (name: keyof RequestText): RevealMode => (name === "summary" ? { multiline: true } : {});
+
 export function requestDisplay(text: RequestText, args: unknown): RequestDisplay {
-  const warnings = new WarningCollector();
   const fields = {} as RequestDisplay["fields"];
-  for (const [name, label] of FIELD_LABELS) {
+  for (const [name] of FIELD_LABELS) {
     const value = text[name];
-    const mode = name === "summary" ? { multiline: true } : {};
-    fields[name] = value === null ? null : textView(value, mode);
-    warnings.field(label, value, mode);
+    fields[name] = value === null ? null : textView(value, modeOf(name));
   }
+  return { fields, args: firstRender(args as Json), warnings: requestWarnings(text, args) };
+}
+
+/**
+ * The warning at the top of a request's page, on its own: what every other
+ * place that shows a request (Slack, email, push, the notification webhook)
+ * carries too, so no channel has a detector of its own.
+ */
+export function requestWarnings(text: RequestText, args: unknown): Warnings {
+  const warnings = new WarningCollector();
+  for (const [name, label] of FIELD_LABELS) warnings.field(label, text[name], modeOf(name));
   warnings.args(args as Json);
-  return { fields, args: firstRender(args as Json), warnings: warnings.result() };
+  return warnings.result();
 }
 
 /**

@@ -22,6 +22,7 @@ import { slackChannel } from "../slack/slack-client";
 import { messageRows, pushRecipient, type OutboxMessage } from "./queue-message";
 import { enabledAdmins, recipientsAmong, type Recipient } from "./recipients";
 import { requiredRolesOf } from "../reviews/eligibility";
+import { requestWarnings } from "../display/request-display";
 import { NOTIFY_TRIGGER_BATCH } from "./batch";
 import { WORKER_ID } from "./worker-id";
 
@@ -120,6 +121,19 @@ async function fanOut(triggers: Trigger[], owner: string): Promise<void> {
         requiredRoles: requiredRolesOf(a.requiredRoles),
         quorum: a.quorum,
         escalatedToRoles: requiredRolesOf(a.escalateToRoles),
+        // The request page's warning, once per request: every channel carries it.
+        displayWarnings: requestWarnings(
+          {
+            tool: a.tool,
+            service: a.service.slug,
+            environment: a.environment,
+            runId: a.runId,
+            callId: a.callId,
+            requestedBy: a.requestedBy,
+            summary: a.summary,
+          },
+          JSON.parse(a.redactedArgs),
+        ),
       };
       const key = `${a.id}:${t.kind}:${t.seq}`;
       messages.push(...messagesToPeople(key, facts, people, subscriptions));

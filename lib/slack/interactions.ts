@@ -4,23 +4,36 @@
 // a request decided or expired meanwhile, a disabled account are refused
 // there as in the browser. A refusal is a private message to the person
 // who clicked (or an error in the Deny dialog) and records nothing.
+//
+// Two checks are Slack's own and come first. A click must come from the
+// workspace Countersign is set up for (SLACK_TEAM_ID), on every interaction,
+// from a linked user too. And Approve is accepted only for a request the
+// message could show whole and plainly (slackApprovalRefusal, the rule that
+// left the button out of the message): an old message or a crafted payload
+// may still carry the button.
 import "server-only";
 import { z } from "zod";
 import { db } from "../db/client";
+import { env } from "../env";
 import { AppError } from "../errors";
 import { errorFields, log } from "../log";
 import { recordReview } from "../reviews/record-review";
 import { digestVisibleTo, loadViewer, visibleTo } from "../reviews/visibility";
-import { ACTION, DENY_MODAL, denyModal } from "./blocks";
+import { ACTION, DENY_MODAL, denyModal, slackApprovalRefusal } from "./blocks";
 import { slack } from "./slack-client";
 import { slackActor } from "./slack-identity";
 
 const slackId = z.string().regex(/^[A-Z0-9]{2,40}$/);
 const approvalId = z.string().regex(/^apr_[a-z0-9]{1,60}$/);
 
+// Slack names the workspace of every interaction, and the clicking user's own.
+const team = z.object({ id: slackId });
+const user = z.object({ id: slackId, team_id: slackId.optional() });
+
 const blockActions = z.object({
   type: z.literal("block_actions"),
-  user: z.object({ id: slackId }),
+  team,
+  user,
   trigger_id: z.string().max(200).optional(),
   channel: z.object({ id: slackId }).optional(),
   container: z.object({ channel_id: slackId.optional() }).optional(),
@@ -29,7 +42,8 @@ const blockActions = z.object({
 
 const viewSubmission = z.object({
   type: z.literal("view_submission"),
-  user: z.object({ id: slackId }),
+  team,
+  user,
   view: z.object({
     callback_id: z.string().max(255),
     private_metadata: z.string().max(3000),
@@ -39,6 +53,14 @@ const viewSubmission = z.object({
 
 /** Other kinds (a closed dialog, a shortcut) need no answer but 200. */
 const otherKind = z.object({ type: z.string().max(100) });
+
+const OTHER_WORKSPACE = "This Slack workspace is not the one Countersign is set up for, so nothing from it is recorded.";
+
+/** From the configured workspace, by the payload's team and the user's own (fail closed without SLACK_TEAM_ID). */
+function fromOurWorkspace(p: { team: { id: string }; user: { team_id?: string } }): boolean {
+  const ours = env().SLACK_TEAM_ID;
+  return ours !== undefined && p.team.id === ours && (p.user.team_id === undefined || p.user.team_id === ours);
+}
 
 export type InteractionAnswer = { status: 200; body?: Record<string, unknown> } | { status: 400; error: string };
 
@@ -60,6 +82,10 @@ async function onButton(p: z.infer<typeof blockActions>): Promise<InteractionAns
   const id = approvalId.safeParse(action.value);
   if (!id.success || !Object.values(ACTION).includes(action.action_id as never)) {
     return { status: 400, error: "unknown action" };
+  }
+  if (!fromOurWorkspace(p)) {
+    await tell(OTHER_WORKSPACE);
+    return { status: 200 };
   }
   const actor = await slackActor(p.user.id);
   if (!actor.ok) {
@@ -101,6 +127,11 @@ async function onButton(p: z.infer<typeof blockActions>): Promise<InteractionAns
     }
     return { status: 200 };
   }
+  const notHere = await approveRefusal(id.data, actor.userId);
+  if (notHere) {
+    await tell(notHere);
+    return { status: 200 };
+  }
   try {
     const r = await recordReview(actor.userId, { approvalId: id.data, decision: "approve" }, "slack");
     await tell(
@@ -112,6 +143,36 @@ async function onButton(p: z.infer<typeof blockActions>): Promise<InteractionAns
     await tell(refusalText(e));
   }
   return { status: 200 };
+}
+
+/**
+ * Why Approve from Slack is refused for this request (lib/slack/blocks.ts),
+ * or null. Someone who may not see the request learns nothing here: the
+ * vote's own refusal answers them.
+ */
+async function approveRefusal(approvalId: string, userId: string): Promise<string | null> {
+  const [viewer, a] = await Promise.all([
+    loadViewer(userId),
+    db().approval.findUnique({
+      where: { id: approvalId },
+      select: {
+        tool: true,
+        environment: true,
+        runId: true,
+        callId: true,
+        requestedBy: true,
+        summary: true,
+        redactedArgs: true,
+        requiredRoles: true,
+        requesterKey: true,
+        service: { select: { slug: true } },
+      },
+    }),
+  ]);
+  if (!a || !visibleTo(viewer, a)) return null;
+  const why = slackApprovalRefusal({ ...a, service: a.service.slug });
+  if (!why) return null;
+  return `Not recorded: Approve is not offered in Slack for this request, because ${why}. Review it on its page and vote there: <${env().appUrl}/approvals/${approvalId}|open the request>.`;
 }
 
 const denyMetadata = z.object({ approvalId, channel: slackId.optional() });
@@ -127,6 +188,7 @@ async function onDenySubmitted(p: z.infer<typeof viewSubmission>): Promise<Inter
   const reason = p.view.state.values.reason?.reason?.value?.trim() ?? "";
   const refuse = (text: string): InteractionAnswer => ({ status: 200, body: { response_action: "errors", errors: { reason: text } } });
   if (!reason) return refuse("A denial needs a reason.");
+  if (!fromOurWorkspace(p)) return refuse(OTHER_WORKSPACE);
   const actor = await slackActor(p.user.id);
   if (!actor.ok) return refuse(actor.why);
   try {

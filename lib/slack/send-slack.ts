@@ -28,6 +28,9 @@ export function slackFactsOf(
     tool: string;
     effects: string;
     environment: string | null;
+    runId: string;
+    callId: string;
+    requestedBy: string | null;
     expiresAt: Date;
     argsDigest: string;
     summary: string | null;
@@ -45,6 +48,9 @@ export function slackFactsOf(
     service: a.service.slug,
     effects: a.effects,
     environment: a.environment,
+    runId: a.runId,
+    callId: a.callId,
+    requestedBy: a.requestedBy,
     expiresAt: a.expiresAt,
     argsDigest: a.argsDigest,
     digestShown: forReviewer || a.argsSalt !== null || !holdsRedactedValues(a.redactedArgs),
@@ -61,6 +67,9 @@ export const slackApprovalSelect = {
   tool: true,
   effects: true,
   environment: true,
+  runId: true,
+  callId: true,
+  requestedBy: true,
   expiresAt: true,
   argsDigest: true,
   argsSalt: true,
@@ -97,12 +106,20 @@ export async function postToSlack(to: string, facts: SlackRequestFacts): Promise
   }
 }
 
-/** The Slack user a person is reached as: the one linked to them, or the one with their email. */
+/**
+ * The Slack user a person is reached as: the one linked to them, or the one
+ * with their email, when it is one the link would accept (the email
+ * confirmed, in the configured workspace): a direct message names the call.
+ */
 export async function slackUserFor(user: { email: string; slackUserId: string | null }): Promise<{ id: string } | SlackSendOutcome> {
   if (user.slackUserId) return { id: user.slackUserId };
   try {
     const r = await slack().users.lookupByEmail({ email: user.email });
-    return r.user?.id ? { id: r.user.id } : { sent: false, dropped: "no Slack user has the recipient's email" };
+    if (!r.user?.id) return { sent: false, dropped: "no Slack user has the recipient's email" };
+    if (r.user.is_email_confirmed !== true || r.user.team_id !== env().SLACK_TEAM_ID) {
+      return { sent: false, dropped: "the Slack user with the recipient's email is not confirmed in the configured workspace" };
+    }
+    return { id: r.user.id };
   } catch (e) {
     return failed(e, { users_not_found: "no Slack user has the recipient's email" });
   }

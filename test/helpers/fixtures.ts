@@ -37,7 +37,16 @@ export async function makePolicy(p: { tool: string; roles: string[]; quorum: num
 
 export async function makeApproval(
   service: Awaited<ReturnType<typeof makeService>>,
-  data: { tool: string; requested_by?: string; expires_in?: number; effects?: string; arguments?: Record<string, unknown> },
+  data: {
+    tool: string;
+    requested_by?: string;
+    expires_in?: number;
+    effects?: string;
+    arguments?: Record<string, unknown>;
+    summary?: string;
+    environment?: string;
+    run_id?: string;
+  },
 ) {
   const event = approvalRequestedSchema.parse({
     type: "approval.requested",

@@ -60,7 +60,7 @@ export function emailNotificationSuite(provider: Provider) {
       const svc = await f.makeService();
       const { CountersignClient } = await import("@countersign/client");
       const client = new CountersignClient({ baseUrl: appUrl, serviceSlug: svc.slug, webhookSecret: svc.webhook_secret, apiToken: svc.api_token });
-      const ask = (callId: string) =>
+      const ask = (callId: string, spoof: { summary?: string; environment?: string; arguments?: Record<string, unknown> } = {}) =>
         client.requestApproval({
           run_id: `run-${f.uid()}`,
           call_id: callId,
@@ -70,6 +70,7 @@ export function emailNotificationSuite(provider: Provider) {
           requested_by: requester.email,
           summary: "Refund order 1234 to the customer",
           arguments: { account: "ACCT-7741-NEVER", amount: 4321987, note: "card 4111 1111 1111 1111" },
+          ...spoof,
         });
       return { a, b, requester, disabled, other, svc, tool, ask };
     }
@@ -146,6 +147,55 @@ export function emailNotificationSuite(provider: Provider) {
       for (const r of rows) for (const value of SECRET_VALUES) expect(r.body).not.toContain(value);
       const audited = await db.auditEvent.findMany({ where: { approvalId: created.approval_id, type: "notification.sent" } });
       expect(audited.map((e) => (JSON.parse(e.data) as { recipient: string }).recipient).sort()).toEqual([a.email, b.email, hook.url].sort());
+    });
+
+    it("shows a spoofing request's hidden and look-alike characters as the page does, with its warning, in email and the webhook", async () => {
+      const { a, b, ask } = await setUp();
+      const created = await ask("c-spoof", {
+        summary: "Refund AC-\u202E9876\u202C to the customer",
+        environment: "pr\u043Eduction", // a Cyrillic о
+        arguments: { ["account\u200B"]: "ACCT-7741-NEVER", amount: 4321987 },
+      });
+      await until("two messages", async () => mailsAbout(created.approval_id).length >= 2);
+      await until("the webhook", async () => eventsAbout(created.approval_id).length >= 1);
+      // What must never reach a message raw; line feeds are the message's own.
+      const RAW_HIDDEN = /[\p{Cf}\x00-\x09\x0B-\x1F\x7F-\x9F\p{Zl}\p{Zp}\u00A0\u2000-\u200A\u3000]/u;
+      const mails = mailsAbout(created.approval_id);
+      expect(mails.flatMap((m) => m.to).sort()).toEqual([a.email, b.email].sort());
+      for (const m of mails) {
+        for (const part of [m.subject, m.text, m.html]) {
+          expect(part).not.toMatch(RAW_HIDDEN);
+          expect(part).not.toContain("account");
+          for (const value of SECRET_VALUES) expect(part).not.toContain(value);
+        }
+        expect(m.subject).toMatch(/^⚠ Check carefully: Review needed: .* \(pr⟨о⟩duction\)$/);
+        expect(m.text.split("\n")[0]).toBe("⚠ Check carefully: this request contains hidden, direction-changing or look-alike characters.");
+        expect(m.text).toContain("- Summary: direction-changing character right-to-left override (U+202E)");
+        expect(m.text).toContain("- the arguments: invisible character zero width space (U+200B)");
+        expect(m.text).toContain('"Refund AC-⟨U+202E⟩9876⟨U+202C⟩ to the customer" ⚠ direction-changing character');
+        expect(m.text).toMatch(/Environment: pr⟨о⟩duction ⚠ mixes scripts in one word: Latin \+ Cyrillic/);
+        expect(m.html).toContain("Check carefully: this request contains hidden, direction-changing or look-alike characters");
+        expect(m.html).toContain(">⟨U+202E⟩</span>");
+        expect(m.html).toMatch(/pr<mark [^>]*>о<\/mark>duction/);
+      }
+
+      expect(hook.refused).toBe(0);
+      const [event] = eventsAbout(created.approval_id);
+      expect(event!.body).not.toMatch(RAW_HIDDEN);
+      expect(event!.body).not.toContain("account");
+      for (const value of SECRET_VALUES) expect(event!.body).not.toContain(value);
+      expect(event!.event.data).toMatchObject({
+        environment: "pr⟨о⟩duction",
+        agent_summary: "Refund AC-⟨U+202E⟩9876⟨U+202C⟩ to the customer",
+        warnings: ["display-warning"],
+        display_warning: {
+          title: "Check carefully: this request contains hidden, direction-changing or look-alike characters",
+          items: expect.arrayContaining([
+            { where: "Summary", what: "direction-changing character right-to-left override (U+202E)" },
+            { where: "the arguments", what: "invisible character zero width space (U+200B)" },
+          ]),
+        },
+      });
     });
 
     it("flags a request nobody could approve: a warning in the webhook answer, the admins told, the reviewers too", async () => {

@@ -13,12 +13,21 @@ export function signedInteraction(secret: string, payload: unknown, opts: { time
   };
 }
 
-/** A button press on a message, as Slack describes it (block_actions). */
-export function buttonPress(p: { user: string; actionId: string; value: string; channel: string; messageTs: string; triggerId?: string }) {
+/** A button press on a message, as Slack describes it (block_actions); `team` the workspace, T0TEST unless given. */
+export function buttonPress(p: {
+  user: string;
+  actionId: string;
+  value: string;
+  channel: string;
+  messageTs: string;
+  triggerId?: string;
+  team?: string;
+  userTeam?: string;
+}) {
   return {
     type: "block_actions",
-    team: { id: "T0TEST", domain: "test" },
-    user: { id: p.user, team_id: "T0TEST", username: p.user.toLowerCase() },
+    team: { id: p.team ?? "T0TEST", domain: "test" },
+    user: { id: p.user, team_id: p.userTeam ?? p.team ?? "T0TEST", username: p.user.toLowerCase() },
     api_app_id: "A0TEST",
     trigger_id: p.triggerId ?? `${Date.now()}.${Math.floor(Math.random() * 1e6)}.abcdef`,
     container: { type: "message", message_ts: p.messageTs, channel_id: p.channel, is_ephemeral: false },
@@ -30,11 +39,11 @@ export function buttonPress(p: { user: string; actionId: string; value: string; 
 }
 
 /** The deny modal submitted with a reason (view_submission). */
-export function denySubmission(p: { user: string; privateMetadata: string; reason: string; callbackId?: string }) {
+export function denySubmission(p: { user: string; privateMetadata: string; reason: string; callbackId?: string; team?: string }) {
   return {
     type: "view_submission",
-    team: { id: "T0TEST", domain: "test" },
-    user: { id: p.user, team_id: "T0TEST" },
+    team: { id: p.team ?? "T0TEST", domain: "test" },
+    user: { id: p.user, team_id: p.team ?? "T0TEST" },
     api_app_id: "A0TEST",
     trigger_id: `${Date.now()}.1.abcdef`,
     view: {

@@ -8,7 +8,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type SlackUser = { id: string; email: string; confirmed?: boolean; deleted?: boolean; bot?: boolean };
+/**
+ * A Slack user as users.info describes them. `confirmed`: is_email_confirmed
+ * (true unless given; "absent" leaves the field out). `teamId`: the
+ * workspace, T0TEST unless given.
+ */
+export type SlackUser = { id: string; email: string; confirmed?: boolean | "absent"; teamId?: string; deleted?: boolean; bot?: boolean };
 export type SlackCall = { method: string; at: number; args: Record<string, unknown> };
 export type PostedMessage = { channel: string; ts: string; text: string; blocks: SlackBlock[]; updates: number };
 export type SlackBlock = Record<string, unknown> & { type: string };
@@ -96,10 +101,10 @@ export async function slackApi(token = "xoxb-test-token"): Promise<SlackApi> {
           ok: true,
           user: {
             id: u.id,
-            team_id: "T0TEST",
+            team_id: u.teamId ?? "T0TEST",
             deleted: u.deleted ?? false,
             is_bot: u.bot ?? false,
-            is_email_confirmed: u.confirmed ?? true,
+            ...confirmation(u),
             profile: { email: u.email },
           },
         };
@@ -108,7 +113,7 @@ export async function slackApi(token = "xoxb-test-token"): Promise<SlackApi> {
         const email = String(args.email ?? "").toLowerCase();
         const u = [...users.values()].find((x) => x.email.toLowerCase() === email && !x.deleted);
         if (!u) return { ok: false, error: "users_not_found" };
-        return { ok: true, user: { id: u.id, team_id: "T0TEST", is_email_confirmed: u.confirmed ?? true, profile: { email: u.email } } };
+        return { ok: true, user: { id: u.id, team_id: u.teamId ?? "T0TEST", ...confirmation(u), profile: { email: u.email } } };
       }
       default:
         return { ok: false, error: "unknown_method" };
@@ -152,6 +157,8 @@ export async function slackApi(token = "xoxb-test-token"): Promise<SlackApi> {
   };
   return api;
 }
+
+const confirmation = (u: SlackUser) => (u.confirmed === "absent" ? {} : { is_email_confirmed: u.confirmed ?? true });
 
 function parseJson(v: unknown): unknown {
   if (typeof v !== "string") return v ?? null;

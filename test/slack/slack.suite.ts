@@ -22,7 +22,7 @@ export function slackSuite(provider: Provider) {
     afterAll(async () => api?.close());
     const apps = useNotifyingApps(provider, {
       name: "slack",
-      env: () => ({ SLACK_BOT_TOKEN: api.token, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: api.url }),
+      env: () => ({ SLACK_BOT_TOKEN: api.token, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_TEAM_ID: "T0TEST", SLACK_API_URL: api.url }),
     });
     let f: NotifyingApps["f"];
     let db: NotifyingApps["db"];
@@ -69,12 +69,13 @@ export function slackSuite(provider: Provider) {
       );
       const [a, b, requester, other] = await Promise.all([person([role]), person([role]), person([role]), person(["reviewer"])]);
       const svc = await f.makeService();
-      const ask = () =>
+      const ask = (data: { arguments?: Record<string, unknown>; summary?: string; environment?: string } = {}) =>
         f.makeApproval(svc, {
           tool,
           effects: opts.effects ?? "write",
           requested_by: requester.email,
           arguments: { amount: 12, password: "hunter2-NEVER-SLACK", note: "card 4111 1111 1111 1111" },
+          ...data,
         }) as Promise<{ approval_id: string }>;
       return { role, tool, channel, a, b, requester, other, svc, ask };
     }
@@ -237,6 +238,121 @@ export function slackSuite(provider: Provider) {
       expect(await db.review.count({ where: { approvalId: created.approval_id } })).toBe(0);
       expect(await db.user.count({ where: { slackUserId: { in: ["UNOBODY01", "UUNCONFIRM"] } } })).toBe(0);
       expect(api.callsOf("views.open")).toHaveLength(0);
+    });
+
+    /** The buttons of a posted message, by action id. */
+    const buttonsOf = (post: PostedMessage) =>
+      post.blocks.filter((blk) => blk.type === "actions").flatMap((blk) => (blk.elements as Array<{ action_id: string }>).map((e) => e.action_id));
+    // What must never reach a message raw; line feeds are the message's own.
+    const RAW_HIDDEN = /[\p{Cf}\x00-\x09\x0B-\x1F\x7F-\x9F\p{Zl}\p{Zp}\u00A0\u2000-\u200A\u3000]/u;
+
+    it("posts a spoofing request with the page's escapes and warning and no Approve; a signed Approve for it records nothing", async () => {
+      const { a, channel, ask } = await setUp();
+      const created = await ask({
+        summary: "Refund AC-\u202E9876\u202C as agreed",
+        environment: "pr\u043Eduction", // a Cyrillic о
+        arguments: { account: "AC-\u202E9876\u202C", ["amount\u200B"]: 12, payee: "p\u0430ypal.com" },
+      });
+      const posts = await until("three posts", () => (postsAbout(created.approval_id).length >= 3 ? postsAbout(created.approval_id) : false));
+      for (const post of posts) {
+        const text = visibleText(post.blocks);
+        expect(text).not.toMatch(RAW_HIDDEN);
+        expect(post.text).not.toMatch(RAW_HIDDEN);
+        expect(text).toContain("Check carefully: this request contains hidden, direction-changing or look-alike characters");
+        expect(text).toContain("Refund AC-⟨U+202E⟩9876⟨U+202C⟩ as agreed");
+        expect(text).toContain("pr⟨о⟩duction");
+        expect(text).toContain('"amount⟨U+200B⟩": 12');
+        expect(text).toContain('"payee": "p⟨а⟩ypal.com"');
+        expect(buttonsOf(post)).toEqual(["countersign_open", "countersign_deny", "countersign_digest"]);
+        expect(JSON.stringify(post.blocks)).not.toContain("countersign_approve");
+      }
+
+      // An Approve click anyway (an old message, a crafted but correctly signed payload): refused, privately.
+      const post = postsIn(created.approval_id, channel)[0]!;
+      const reply = await pressAndHear({
+        channel: post.channel,
+        messageTs: post.ts,
+        value: created.approval_id,
+        actionId: "countersign_approve",
+        user: a.slackId,
+      });
+      expect(reply).toBe(
+        "Not recorded: Approve is not offered in Slack for this request, because it contains hidden, direction-changing or look-alike characters. " +
+          `Review it on its page and vote there: <${apps.appUrl}/approvals/${created.approval_id}|open the request>.`,
+      );
+      expect(await db.review.count({ where: { approvalId: created.approval_id } })).toBe(0);
+      expect(await db.auditEvent.count({ where: { approvalId: created.approval_id, type: "review.recorded" } })).toBe(0);
+      expect(await db.approval.findUniqueOrThrow({ where: { id: created.approval_id } })).toMatchObject({ status: "pending", approveCount: 0 });
+      // Deny stays: its dialog opens.
+      const opened = api.callsOf("views.open").length;
+      await press({ channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_deny", user: a.slackId });
+      await until("the dialog", () => api.callsOf("views.open")[opened]);
+    });
+
+    it("offers Open instead of Approve when the arguments do not fit the message whole, and refuses an Approve click for them", async () => {
+      const { a, channel, ask } = await setUp();
+      const created = await ask({ arguments: { amount: 12, note: "routine ".repeat(300), wire_to: "DE89-ATTACKER" } });
+      const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
+      expect(buttonsOf(post)).toEqual(["countersign_open", "countersign_deny", "countersign_digest"]);
+      expect(visibleText(post.blocks)).not.toContain("DE89-ATTACKER");
+      const reply = await pressAndHear({
+        channel: post.channel,
+        messageTs: post.ts,
+        value: created.approval_id,
+        actionId: "countersign_approve",
+        user: a.slackId,
+      });
+      expect(reply).toMatch(/^Not recorded: Approve is not offered in Slack for this request, because its arguments are too long to show whole/);
+      expect(await db.review.count({ where: { approvalId: created.approval_id } })).toBe(0);
+    });
+
+    it("links only a Slack user whose email Slack confirms, in the configured workspace, and checks the workspace on every click", async () => {
+      const { a, b, role, channel, ask } = await setUp();
+      const created = await ask();
+      const post = await until("the channel post", () => postsIn(created.approval_id, channel)[0]);
+      const at = { channel: post.channel, messageTs: post.ts, value: created.approval_id, actionId: "countersign_approve" };
+
+      // Reviewers who may decide, but Slack does not vouch for their email, or they are in another workspace.
+      const [unconfirmed, unsaid, elsewhere] = await Promise.all([person([role]), person([role]), person([role])]);
+      api.addUser({ id: unconfirmed.slackId, email: unconfirmed.email, confirmed: false });
+      api.addUser({ id: unsaid.slackId, email: unsaid.email, confirmed: "absent" });
+      api.addUser({ id: elsewhere.slackId, email: elsewhere.email, teamId: "T0OTHER" });
+      for (const who of [unsaid, unconfirmed]) {
+        expect(await pressAndHear({ ...at, user: who.slackId })).toMatch(
+          /^Your Slack account is not linked to a Countersign user: Slack does not report/,
+        );
+      }
+      expect(await pressAndHear({ ...at, user: elsewhere.slackId })).toBe(
+        "Your Slack account is not linked: it is not in the Slack workspace Countersign is set up for.",
+      );
+      // A click that says it comes from another workspace is refused before anyone is looked up.
+      expect(await pressAndHear({ ...at, user: elsewhere.slackId, team: "T0OTHER" })).toBe(
+        "This Slack workspace is not the one Countersign is set up for, so nothing from it is recorded.",
+      );
+      const ids = [unconfirmed, unsaid, elsewhere].map((p) => p.id);
+      expect(await db.user.count({ where: { id: { in: ids }, slackUserId: { not: null } } })).toBe(0);
+      expect(await db.review.count({ where: { approvalId: created.approval_id } })).toBe(0);
+
+      // The right workspace and a confirmed email: linked, and the vote counts.
+      expect(await pressAndHear({ ...at, user: a.slackId })).toBe("Your approval is recorded (1 of 2); the request waits for 1 more.");
+      // A user already linked is held to the workspace too: a payload naming another team, or the user's own team, records nothing.
+      await pressAndHear({ ...at, actionId: "countersign_digest", user: b.slackId });
+      expect(await db.user.findUniqueOrThrow({ where: { id: b.id } })).toMatchObject({ slackUserId: b.slackId });
+      expect(await pressAndHear({ ...at, user: b.slackId, team: "T0OTHER" })).toMatch(
+        /^This Slack workspace is not the one Countersign is set up for/,
+      );
+      expect(await pressAndHear({ ...at, user: b.slackId, userTeam: "T0OTHER" })).toMatch(/^This Slack workspace is not the one/);
+      const denied = signedInteraction(
+        SIGNING_SECRET,
+        denySubmission({ user: b.slackId, privateMetadata: JSON.stringify({ approvalId: created.approval_id }), reason: "no", team: "T0OTHER" }),
+      );
+      const answer = await fetch(`${apps.appUrl}/api/slack/interactions`, { method: "POST", headers: denied.headers, body: denied.body });
+      expect(await answer.json()).toEqual({
+        response_action: "errors",
+        errors: { reason: "This Slack workspace is not the one Countersign is set up for, so nothing from it is recorded." },
+      });
+      expect(await db.review.count({ where: { approvalId: created.approval_id } })).toBe(1);
+      expect(await pressAndHear({ ...at, user: b.slackId })).toBe("Approved: your approval completed the request.");
     });
 
     it("answers 401 to a forged, stale or future-dated signature, counts it, and acts on nothing", async () => {

@@ -169,6 +169,13 @@ export function checkReviewNoticeEvent(body: unknown): Checked<ReviewNoticeEvent
     required_roles: isStringArray,
     quorum: (value) => Number.isInteger(value),
     warnings: isStringArray,
+    display_warning: (value) =>
+      value === undefined ||
+      (isObject(value) &&
+        isString(value.title) &&
+        Number.isInteger(value.total) &&
+        Array.isArray(value.items) &&
+        value.items.every((i) => isObject(i) && isString(i.where) && isString(i.what))),
     reminder: (value) => value === undefined || Number.isInteger(value),
     escalated_to_roles: (value) => value === undefined || isStringArray(value),
   });

@@ -285,8 +285,20 @@ export interface ReviewNoticeData {
   agent_summary: string | null;
   required_roles: string[];
   quorum: number;
-  /** "quorum-unreachable" when fewer people than the quorum could approve. */
+  /**
+   * "quorum-unreachable" when fewer people than the quorum could approve;
+   * "display-warning" when the request holds hidden, direction-changing or
+   * look-alike characters (then `display_warning` says where).
+   */
   warnings: string[];
+  /**
+   * With "display-warning": the request page's warning. `service`, `tool`,
+   * `environment` and `agent_summary` show hidden characters as visible
+   * escapes (`⟨U+202E⟩`) and look-alike letters between ⟨ and ⟩, as the page
+   * does; `items` lists the first findings (a location in the arguments is
+   * named only as "the arguments"), `total` counts them all.
+   */
+  display_warning?: { title: string; items: Array<{ where: string; what: string }>; total: number };
   /** approval.reminder: the reminder's number (1, 2, …). */
   reminder?: number;
   /** approval.escalated: the roles the escalation added. */
