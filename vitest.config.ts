@@ -3,6 +3,20 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
+// Tests that need no database, no app and no server of their own: the modules
+// under lib/, and files named *.unit.test.ts (in test/ and packages/). They
+// run in parallel, without the global set-up that starts the apps.
+const UNIT = ["lib/**/*.test.ts", "**/*.unit.test.ts"];
+
+// `npm test` runs two Vitest processes side by side (scripts/test.mjs): the
+// "sqlite" lane (unit files and every integration file but PostgreSQL's) and
+// the "postgresql" lane (PostgreSQL's files and the migrations drift check).
+// Without COUNTERSIGN_TEST_LANE one process runs everything.
+const lane = process.env.COUNTERSIGN_TEST_LANE;
+if (lane && lane !== "sqlite" && lane !== "postgresql") throw new Error("COUNTERSIGN_TEST_LANE must be sqlite or postgresql");
+const POSTGRES_LANE = ["**/*.postgresql.test.ts", "test/db/migrations-drift.test.ts"];
+const NOT_TESTS = ["**/node_modules/**", "**/*.unit.test.ts"];
+
 export default defineConfig({
   resolve: {
     alias: [
@@ -12,13 +26,23 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["test/**/*.test.ts", "lib/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     environment: "node",
     setupFiles: ["test/setup-env.ts"],
-    globalSetup: ["test/global-setup.ts"],
-    // Integration tests share real databases and servers: run files one at a time.
-    fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    projects: [
+      ...(lane === "postgresql" ? [] : [{ extends: true as const, test: { name: "unit", include: UNIT } }]),
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: lane === "postgresql" ? POSTGRES_LANE : ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+          exclude: lane === "sqlite" ? [...NOT_TESTS, ...POSTGRES_LANE] : NOT_TESTS,
+          globalSetup: ["test/global-setup.ts"],
+          // Integration tests share real databases and servers: run files one at a time.
+          fileParallelism: false,
+        },
+      },
+    ],
   },
 });

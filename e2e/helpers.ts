@@ -1,9 +1,11 @@
 // Shared steps for the browser tests. Users are created through the real
-// admin CLI (bundled once per run) against the e2e app's database (SQLite in WAL mode, so the CLI
-// and the running app may write at the same time).
-import { execFileSync } from "node:child_process";
+// admin command line's dispatcher (bundled once per run, kept loaded in a
+// worker thread) against the e2e app's database (SQLite in WAL mode, so the
+// worker and the running app may write at the same time).
 import { randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createSyncFn } from "synckit";
 import { expect, type Page } from "@playwright/test";
 import { CountersignClient } from "@countersign/client";
 import { E2E } from "./config";
@@ -22,27 +24,24 @@ export function e2eEnv(): NodeJS.ProcessEnv {
   };
 }
 
+type AdminRun = (bundleUrl: string, env: NodeJS.ProcessEnv, args: readonly string[]) => { code: number; stdout: string; stderr: string };
+let runInWorker: AdminRun | null = null;
+
 /**
- * Runs the admin CLI (the source `npm run admin -- <args>` runs, bundled once
- * per run by e2e/global-setup.ts) and returns its JSON output. Throws, with
+ * Runs an admin command (the dispatcher `npm run admin -- <args>` runs,
+ * bundled once per run by e2e/global-setup.ts) in this test process's admin
+ * worker thread, waiting for it, and returns its JSON output. Throws, with
  * stderr, on a non-zero exit.
  */
 export function adminCli(args: readonly string[]): unknown {
-  try {
-    const out = execFileSync(process.execPath, ["--conditions=react-server", E2E.adminCliBundle, ...args], {
-      cwd: repoRoot,
-      env: e2eEnv(),
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 60_000,
-    });
-    return JSON.parse(out);
-  } catch (e) {
-    const err = e as { status?: number | null; stderr?: string; message: string };
-    throw new Error(`admin CLI ${args.slice(0, 2).join(" ")} failed (exit ${err.status ?? "?"}): ${err.stderr?.trim() || err.message}`, {
-      cause: e,
-    });
-  }
+  // The worker resolves packages as the app does (server-only and the rest under react-server).
+  runInWorker ??= createSyncFn(fileURLToPath(new URL("./admin-worker.mjs", import.meta.url)), {
+    execArgv: ["--conditions=react-server"],
+    timeout: 60_000,
+  }) as AdminRun;
+  const { code, stdout, stderr } = runInWorker(pathToFileURL(resolve(repoRoot, E2E.adminCliBundle)).href, e2eEnv(), args);
+  if (code !== 0) throw new Error(`admin CLI ${args.slice(0, 2).join(" ")} failed (exit ${code}): ${stderr.trim()}`);
+  return JSON.parse(stdout);
 }
 
 /** A unique email for this run, safe to use for a user that must not exist yet. */

@@ -1,14 +1,23 @@
-// `npm test`: every test, in order: the workspace packages compiled, then
-// lint (including the layer rules in eslint.config.mjs) and the format check,
-// as they are the quickest to fail; then type check, a production build (the
-// integration tests run against it), Vitest (unit, and integration over real
-// HTTP on real SQLite, and on PostgreSQL when PG_TEST_URL is set, in a second
-// process beside the first), then Playwright in Debian's Chromium against the
-// built app. `npm test -- lint format` runs only those.
-import { spawn, spawnSync } from "node:child_process";
+// `npm test`: every test, in four stages, each stage's steps at the same time:
+//   1. packages  the workspace packages compiled (skipped when dist/ is newer than their sources)
+//   2. lint, format, types   (types: Next's route types generated, then tsc)
+//   3. build     the production build the integration and browser tests run against
+//                (without Next's own type check: stage 2 has just done it)
+//   4. vitest (SQLite: unit files in parallel, integration files one at a time),
+//      vitest on PostgreSQL when PG_TEST_URL is set, and playwright in Chromium
+// Output lines of parallel steps carry the step's tag. At the end: each step's
+// time and the number of test cases run by Vitest, Playwright and the Python
+// client's unittest suite. `npm test -- lint format` runs only the steps named;
+// docs/testing.md says more.
+import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { chromiumLaunchOptions } from "../e2e/chromium.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const results = join(root, ".tmp", "test-results");
 
 const chromium = chromiumLaunchOptions.executablePath;
 if (!existsSync(chromium)) {
@@ -22,55 +31,151 @@ if (!process.env.PG_TEST_URL) {
   console.warn("npm test: PG_TEST_URL is not set; PostgreSQL tests will not run (SQLite only).");
 }
 
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
-const steps = [
-  // The app and the tests import the workspace packages from their built dist/.
-  ["packages", ["scripts/build-packages.mjs"]],
-  ["lint", ["node_modules/eslint/bin/eslint.js", "--max-warnings", "0", "."]],
-  ["format", ["node_modules/prettier/bin/prettier.cjs", "--check", "--log-level", "warn", "."]],
-  ["type check", ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]],
-  ["build", ["node_modules/next/dist/bin/next", "build"]],
-  ["vitest", ["node_modules/vitest/vitest.mjs", "run"]],
-  ["playwright", ["node_modules/@playwright/test/cli.js", "test"]],
-];
-const only = process.argv.slice(2);
-/**
- * Vitest files run one at a time within a process (they share a database and
- * an app). The PostgreSQL files share nothing with the others (their own
- * database and app instances), so with PG_TEST_URL set they run in a second
- * process at the same time; each line of output is tagged with its process.
- */
-async function vitestInTwo(args) {
-  const postgresFiles = ["postgresql.test.ts", "test/db/migrations-drift.test.ts"];
-  const runs = [
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", COUNTERSIGN_TEST_RESULTS: results };
+const node = (script, ...args) => [process.execPath, [script, ...args]];
+const vitest = "node_modules/vitest/vitest.mjs";
+const vitestJson = (name) => ["--reporter=default", "--reporter=json", `--outputFile.json=${join(results, `vitest-${name}.json`)}`];
+
+const stages = [
+  [{ name: "packages", run: () => (packagesFresh() ? null : node("scripts/build-packages.mjs")) }],
+  [
+    { name: "lint", run: () => node("node_modules/eslint/bin/eslint.js", "--max-warnings", "0", ".") },
+    { name: "format", run: () => node("node_modules/prettier/bin/prettier.cjs", "--check", "--log-level", "warn", ".") },
     {
-      tag: "sqlite",
-      args: [...args, "--exclude", "**/*.postgresql.test.ts", "--exclude", "test/db/migrations-drift.test.ts"],
-      env: { ...env, PG_TEST_URL: "" },
+      name: "types",
+      // Route types first, so tsc checks pages and routes as `next build` would.
+      run: () => [node("node_modules/next/dist/bin/next", "typegen"), node("node_modules/typescript/bin/tsc", "--noEmit", "-p", ".")],
     },
-    { tag: "postgresql", args: [...args, ...postgresFiles], env: { ...env, COUNTERSIGN_TEST_PROVIDERS: "postgresql" } },
-  ];
-  const codes = await Promise.all(
-    runs.map(
-      (run) =>
-        new Promise((resolve) => {
-          const child = spawn(process.execPath, run.args, { env: run.env, stdio: ["ignore", "pipe", "pipe"] });
-          for (const stream of [child.stdout, child.stderr]) {
-            createInterface({ input: stream }).on("line", (line) => console.log(`[${run.tag}] ${line}`));
-          }
-          child.on("close", (code) => resolve(code ?? 1));
-        }),
-    ),
-  );
-  return codes.find((c) => c !== 0) ?? 0;
+  ],
+  [{ name: "build", run: () => node("node_modules/next/dist/bin/next", "build"), env: { COUNTERSIGN_BUILD_TYPECHECKED: "1" } }],
+  [
+    {
+      name: "vitest",
+      tag: "sqlite",
+      // PostgreSQL's files run in the other lane (vitest.config.ts).
+      run: () => node(vitest, "run", ...vitestJson("sqlite")),
+      env: { PG_TEST_URL: "", COUNTERSIGN_TEST_LANE: "sqlite" },
+    },
+    ...(process.env.PG_TEST_URL
+      ? [
+          {
+            name: "vitest",
+            tag: "postgresql",
+            run: () => node(vitest, "run", ...vitestJson("postgresql")),
+            env: { COUNTERSIGN_TEST_PROVIDERS: "postgresql", COUNTERSIGN_TEST_LANE: "postgresql" },
+          },
+        ]
+      : []),
+    {
+      name: "playwright",
+      tag: "browser",
+      run: () => node("node_modules/@playwright/test/cli.js", "test", "--reporter=list,json"),
+      env: { PLAYWRIGHT_JSON_OUTPUT_NAME: join(results, "playwright.json") },
+    },
+  ],
+];
+
+/** True when every package's dist/ is newer than its sources and build settings (postinstall built them). */
+function packagesFresh() {
+  const newest = (path) => {
+    if (!existsSync(path)) return Infinity;
+    const s = statSync(path);
+    if (!s.isDirectory()) return s.mtimeMs;
+    return Math.max(0, ...readdirSync(path).map((entry) => newest(join(path, entry))));
+  };
+  const oldest = (path) => {
+    if (!existsSync(path)) return -Infinity;
+    const s = statSync(path);
+    if (!s.isDirectory()) return s.mtimeMs;
+    return Math.min(Infinity, ...readdirSync(path).map((entry) => oldest(join(path, entry))));
+  };
+  return readdirSync(join(root, "packages")).every((name) => {
+    const dir = join(root, "packages", name);
+    if (!existsSync(join(dir, "tsconfig.build.json"))) return true;
+    const sources = Math.max(newest(join(dir, "src")), newest(join(dir, "tsconfig.build.json")), newest(join(dir, "package.json")));
+    return oldest(join(dir, "dist")) > sources;
+  });
 }
 
-for (const [name, args] of steps) {
-  if (only.length && !only.includes(name)) continue;
-  console.log(`\n=== npm test: ${name} ===`);
-  const started = Date.now();
-  const status =
-    name === "vitest" && process.env.PG_TEST_URL ? await vitestInTwo(args) : spawnSync(process.execPath, args, { stdio: "inherit", env }).status;
-  console.log(`=== ${name}: ${status === 0 ? "ok" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
-  if (status !== 0) process.exit(status ?? 1);
+/** Runs one command; with a tag, each output line is prefixed by it. Resolves to the exit code. */
+function runCommand([command, args], stepEnv, tag) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...env, ...stepEnv },
+      stdio: ["ignore", tag ? "pipe" : "inherit", tag ? "pipe" : "inherit"],
+    });
+    if (tag)
+      for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on("line", (line) => console.log(`[${tag}] ${line}`));
+    child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
 }
+
+async function runStep(step, parallel) {
+  const commands = step.run();
+  const list = commands === null ? [] : Array.isArray(commands[0]) ? commands : [commands];
+  const tag = parallel ? (step.tag ?? step.name) : null;
+  const label = step.tag ? `${step.name} (${step.tag})` : step.name;
+  const started = Date.now();
+  let status = 0;
+  for (const command of list) {
+    status = await runCommand(command, step.env ?? {}, tag);
+    if (status !== 0) break;
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const note = commands === null ? " (up to date)" : "";
+  console.log(`=== ${label}: ${status === 0 ? "ok" : "FAILED"} in ${seconds.toFixed(1)} s${note} ===`);
+  return { label, status, seconds };
+}
+
+/** Test cases run, from the reporters' JSON files and the Python suite's count (test/executor/python-unit.test.ts). */
+function counts() {
+  const read = (file) => {
+    try {
+      return JSON.parse(readFileSync(join(results, file), "utf8"));
+    } catch {
+      return null;
+    }
+  };
+  const vitestRuns = ["vitest-sqlite.json", "vitest-postgresql.json"].map(read).filter(Boolean);
+  const playwright = read("playwright.json");
+  const python = read("python.json");
+  return {
+    vitest: vitestRuns.length ? vitestRuns.reduce((n, r) => n + r.numTotalTests, 0) : null,
+    playwright: playwright ? playwright.stats.expected + playwright.stats.unexpected + playwright.stats.flaky + playwright.stats.skipped : null,
+    python: python?.ran ?? null,
+  };
+}
+
+const only = process.argv.slice(2);
+const known = new Set(stages.flat().map((s) => s.name));
+const unknown = only.filter((name) => !known.has(name));
+if (unknown.length) {
+  console.error(`npm test: unknown step ${unknown.join(", ")}; the steps are ${[...known].join(", ")}`);
+  process.exit(64);
+}
+
+rmSync(results, { recursive: true, force: true });
+mkdirSync(results, { recursive: true });
+const started = Date.now();
+const done = [];
+let failed = false;
+for (const stage of stages) {
+  const steps = stage.filter((s) => !only.length || only.includes(s.name));
+  if (!steps.length) continue;
+  console.log(`\n=== npm test: ${steps.map((s) => (s.tag ? `${s.name} (${s.tag})` : s.name)).join(", ")} ===`);
+  const outcomes = await Promise.all(steps.map((s) => runStep(s, steps.length > 1)));
+  done.push(...outcomes);
+  if (outcomes.some((o) => o.status !== 0)) {
+    failed = true;
+    break;
+  }
+}
+
+console.log("\n=== npm test: summary ===");
+for (const o of done) console.log(`${o.status === 0 ? "ok    " : "FAILED"} ${o.label.padEnd(24)} ${o.seconds.toFixed(1).padStart(7)} s`);
+console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+const c = counts();
+const show = (n) => (n === null ? "not run" : String(n));
+console.log(`test cases: Vitest ${show(c.vitest)}, Playwright ${show(c.playwright)}, Python ${show(c.python)}`);
+process.exit(failed ? 1 : 0);

@@ -2,11 +2,13 @@
 // fresh SQLite file, and one on a fresh PostgreSQL database when PG_TEST_URL
 // is set. Tests learn where they are through inject("apps").
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import type { TestProject } from "vitest/node";
 import { generateSecrets } from "../lib/local-secrets";
 import { freshDatabaseUrl, providers, type Provider } from "./helpers/databases";
 import { startAppServer, type AppServer } from "./helpers/app-server";
 import { freePort } from "./helpers/ports";
+import { BUNDLES_ENV, bundleEntryPoints } from "./helpers/entry-points";
 
 /** On PostgreSQL a second instance shares the database (several stateless instances). */
 export type AppUnderTest = { provider: Provider; baseUrl: string; secondBaseUrl: string | null; env: Record<string, string> };
@@ -18,6 +20,10 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
+  // Before any app starts or any test file runs: test processes inherit the variable.
+  const bundles = `.tmp/test-bundles-${process.pid}`;
+  await bundleEntryPoints(bundles);
+  process.env[BUNDLES_ENV] = bundles;
   const secrets = generateSecrets();
   // GET /api/metrics is on in the test apps (test/metrics reads it with this token).
   const metricsToken = randomBytes(32).toString("hex");
@@ -51,5 +57,6 @@ export default async function setup(project: TestProject) {
       await server.stop();
       await drop();
     }
+    rmSync(bundles, { recursive: true, force: true });
   };
 }

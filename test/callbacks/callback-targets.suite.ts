@@ -19,6 +19,7 @@ import { startAppServer, type AppServer } from "../helpers/app-server";
 import { freePort } from "../helpers/ports";
 import { credentialsSignIn } from "../helpers/sign-in";
 import { postFormAction, serverActionId } from "../helpers/server-action";
+import { entryPointArgs } from "../helpers/entry-points";
 
 const BLOCKED_URLS = [
   "http://169.254.169.254/latest/meta-data/",
@@ -35,11 +36,8 @@ function adminCli(args: string[], env: Record<string, string>): Promise<{ code: 
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, NODE_ENV: "production" };
   delete childEnv.CALLBACK_ALLOW_LOOPBACK;
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/admin.ts", ...args],
-      { env: childEnv, timeout: 60_000 },
-      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+    execFile(process.execPath, [...entryPointArgs("admin"), ...args], { env: childEnv, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { entryPointArgs } from "./entry-points";
 
 export type AppServer = {
   baseUrl: string;
@@ -48,7 +49,7 @@ export async function startAppServer(opts: { port: number; env: Record<string, s
   let out = "";
   // A process group of its own (the launcher and the server it starts), so
   // stopping it stops both, and whatever is left when the tests exit dies too.
-  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/start.ts"], {
+  const child = spawn(process.execPath, entryPointArgs("start"), {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

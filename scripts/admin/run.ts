@@ -1,0 +1,69 @@
+// The admin command line's dispatcher: parses the words and flags, runs the
+// command, prints its JSON. scripts/admin.ts calls it for `npm run admin`.
+import { ZodError } from "zod";
+import { AppError, issuesOf } from "@/lib/errors";
+import { ConfigError } from "@/lib/env";
+import { prepareDatabase } from "@/lib/startup/prepare";
+import { db } from "@/lib/db/client";
+import { CommandOutcome, parseArgs, UsageError, type Command } from "./flags";
+import { coreCommands } from "./core-commands";
+import { auditCommands } from "./audit-commands";
+import { policyCommands, ruleCommands } from "./policy-commands";
+import { userCommands } from "./user-commands";
+
+const COMMANDS: Record<string, Command> = { ...coreCommands, ...auditCommands, ...policyCommands, ...ruleCommands, ...userCommands };
+
+function usage(): string {
+  return ["usage: npm run admin -- <command>", ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join("\n");
+}
+
+function describe(e: unknown): string {
+  if (e instanceof UsageError) return `${e.message}\n${usage()}`;
+  if (e instanceof ZodError)
+    return (
+      "invalid input: " +
+      issuesOf(e)
+        .map((i) => `${i.path || "value"}: ${i.message}`)
+        .join("; ")
+    );
+  if (e instanceof AppError) return `${e.code}: ${e.message}`;
+  if (e instanceof ConfigError) return e.message;
+  return `unexpected error: ${e instanceof Error ? e.message : String(e)}`;
+}
+
+/** Where a command's output goes: the process's streams, or a caller's buffers. */
+export type AdminOutput = { stdout: (text: string) => void; stderr: (text: string) => void };
+
+/**
+ * Runs one admin command and returns its exit code. `keepConnection` leaves
+ * the database client open for the next command in the same process (the
+ * browser tests make their fixtures this way); the command line closes it.
+ */
+export async function runAdmin(argv: string[], out: AdminOutput, { keepConnection = false } = {}): Promise<number> {
+  const { words, flags } = parseArgs(argv);
+  const name = words.slice(0, 2).join(" ");
+  const command = COMMANDS[name];
+  try {
+    if (!command || words.length !== 2 + (command.args?.length ?? 0)) {
+      throw new UsageError(words.length ? `unknown command: ${words.join(" ")}` : "no command");
+    }
+    const unknown = [...flags.keys()].filter((k) => !command.flags.includes(k));
+    if (unknown.length) throw new UsageError(`unknown flag: --${unknown.join(", --")}`);
+    if (!command.offline) await prepareDatabase();
+    const result = await command.run(flags, words.slice(2));
+    if (result instanceof CommandOutcome) {
+      if (result.body !== undefined) out.stdout(JSON.stringify(result.body) + "\n");
+      return result.exitCode;
+    }
+    out.stdout(JSON.stringify(result) + "\n");
+    return 0;
+  } catch (e) {
+    out.stderr(`error: ${describe(e)}\n`);
+    return e instanceof UsageError ? 64 : 1;
+  } finally {
+    if (!command?.offline && !keepConnection)
+      await db()
+        .$disconnect()
+        .catch(() => undefined);
+  }
+}
