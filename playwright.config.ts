@@ -7,8 +7,11 @@ import { E2E } from "./e2e/config";
 export default defineConfig({
   testDir: "e2e",
   testMatch: /.*\.spec\.ts/,
+  // Two files at a time, each file's tests in order: every test makes its own
+  // users, services and policies, so files meet only in what every reviewer
+  // sees (the queue, notices), and tests check their own rows there.
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   retries: 0,
   timeout: 60_000,
   reporter: [["list"]],
