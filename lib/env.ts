@@ -117,6 +117,8 @@ const envSchema = z
       .string()
       .regex(/^(mailto:[^\s@]+@[^\s@]+|https:\/\/[^\s/]+(\/\S*)?)$/, "VAPID_SUBJECT must be a mailto: address or an https: URL")
       .default("mailto:countersign@localhost"),
+    // Push endpoints are https on port 443 (lib/notifications/push-target.ts); 1 allows any port (a push service on another one, tests).
+    PUSH_ALLOW_ANY_PORT: flag,
     // Slack (lib/slack, docs/slack.md): the app's bot token and signing secret; without both, Slack is off.
     SLACK_BOT_TOKEN: z
       .string()

@@ -502,9 +502,11 @@ async function main() {
     ...vapidEnv(),
     SMTP_URL: smtp.url,
     NOTIFY_RETRY_BASE_MS: "1000",
-    // The push endpoint's self-signed certificate, and its loopback address (production refuses loopback otherwise).
+    // The push endpoint's self-signed certificate, its loopback address (production refuses loopback
+    // otherwise) and its random port (push endpoints are on 443 otherwise).
     NODE_EXTRA_CA_CERTS: push.caFile,
     CALLBACK_ALLOW_LOOPBACK: "1",
+    PUSH_ALLOW_ANY_PORT: "1",
     DATABASE_URL: database.url,
     COUNTERSIGN_DATA_DIR: join(tmp, "data"),
     COUNTERSIGN_BENCH: "1",

@@ -1,14 +1,19 @@
 // Integration tests talk to the real app over real HTTP: one instance on a
 // fresh SQLite file, and one on a fresh PostgreSQL database when PG_TEST_URL
-// is set. Tests learn where they are through inject("apps").
+// is set. Tests learn where they are through inject("apps"). A TLS
+// certificate for this machine is made first and trusted by every process
+// of the run (test/helpers/test-tls.ts).
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { generateSecrets } from "../lib/local-secrets";
 import { freshDatabaseUrl, providers, type Provider } from "./helpers/databases";
 import { startAppServer, type AppServer } from "./helpers/app-server";
 import { freePort } from "./helpers/ports";
 import { BUNDLES_ENV, bundleEntryPoints } from "./helpers/entry-points";
+import { installTestCertificate } from "./helpers/test-tls";
 
 /** On PostgreSQL a second instance shares the database (several stateless instances). */
 export type AppUnderTest = { provider: Provider; baseUrl: string; secondBaseUrl: string | null; env: Record<string, string> };
@@ -24,6 +29,9 @@ export default async function setup(project: TestProject) {
   const bundles = `.tmp/test-bundles-${process.pid}`;
   await bundleEntryPoints(bundles);
   process.env[BUNDLES_ENV] = bundles;
+  // Before any worker or app starts: they trust it from their start (test/helpers/test-tls.ts).
+  const tlsDir = mkdtempSync(join(tmpdir(), "cs-tls-"));
+  installTestCertificate(tlsDir);
   const secrets = generateSecrets();
   // GET /api/metrics is on in the test apps (test/metrics reads it with this token).
   const metricsToken = randomBytes(32).toString("hex");
@@ -58,5 +66,6 @@ export default async function setup(project: TestProject) {
       await drop();
     }
     rmSync(bundles, { recursive: true, force: true });
+    rmSync(tlsDir, { recursive: true, force: true });
   };
 }

@@ -252,6 +252,36 @@ describe("callback targets: resolved names", () => {
     expect(await checkCallbackUrlOnSave("http://[::ffff:a9fe:a9fe]/", LOCAL, notFound)).toMatchObject({ reason: "blocked" });
   });
 
+  it("judges a name that spells an address (wildcard DNS: nip.io, sslip.io) by that address, before any lookup", async () => {
+    for (const raw of [
+      "https://127.0.0.1.nip.io/cb",
+      "https://app.127.0.0.1.nip.io/cb",
+      "https://127-0-0-1.sslip.io/cb",
+      "https://www-127-0-0-1.sslip.io/cb",
+      "https://169.254.169.254.nip.io/cb",
+    ]) {
+      const r = checkCallbackUrlSyntax(raw, PRODUCTION);
+      expect(r.ok ? "accepted" : r.reason, raw).toBe("blocked");
+      expect(await checkCallbackUrlOnSave(raw, PRODUCTION, lookupOf(["8.8.8.8"])), raw).toMatchObject({ reason: "blocked" });
+    }
+    expect(checkCallbackUrlSyntax("https://127.0.0.1.nip.io/cb", PRODUCTION)).toMatchObject({
+      message:
+        "callbacks may not go to 127.0.0.1.nip.io (it names 127.0.0.1): it is a loopback address (allowed only with CALLBACK_ALLOW_LOOPBACK=1)",
+    });
+    // Under the policy of the address it names: private by default allowed, refused with CALLBACK_DENY_PRIVATE.
+    expectAccepted("https://10.0.0.1.nip.io/cb", PRODUCTION);
+    expectBlocked("https://10-0-0-1.sslip.io/cb", STRICT);
+    expectAccepted("https://127.0.0.1.nip.io/cb", LOCAL);
+    // Public ones, and names with numbers that spell no address, are left to the lookup.
+    for (const raw of [
+      "https://8.8.8.8.nip.io/cb",
+      "https://1.2.3.example.com/cb",
+      "https://256.0.0.1.example.com/cb",
+      "https://v1-2-3-4x.example.com/cb",
+    ])
+      expectAccepted(raw, STRICT);
+  });
+
   it("classifies addresses as the contract names them", () => {
     expect(classifyAddress("169.254.169.254")).toBe("metadata");
     expect(classifyAddress("fd00:ec2::254")).toBe("metadata");

@@ -7,7 +7,8 @@
 // Every spelling of an address is reduced to one canonical form first: the
 // WHATWG URL parser turns 0x7f000001, 2130706433, 127.1 and 0177.0.0.1 into
 // 127.0.0.1 and compresses IPv6; ipaddr.js classifies; IPv6 forms that embed
-// an IPv4 address (mapped, compatible, NAT64) are judged by that address.
+// an IPv4 address (mapped, compatible, NAT64) are judged by that address, and
+// so are names that spell one for wildcard DNS ("127.0.0.1.nip.io").
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
@@ -152,13 +153,38 @@ export function checkCallbackUrlSyntax(
     return { ok: true, url, hostname, literal: { address: hostname, family } };
   }
   if (METADATA_HOSTNAMES.has(hostname)) return refused(hostname, "metadata");
+  // Wildcard DNS (nip.io, sslip.io) answers a name that spells an address
+  // with that address: such a name is judged by it before any lookup, so it
+  // is refused also where nothing resolves and whatever a resolver says.
+  for (const spelled of addressesSpelledIn(hostname)) {
+    const c = classifyAddress(spelled);
+    if (!isAllowedClass(c, policy)) return refused(hostname, c, spelled, "names");
+  }
   // RFC 6761: localhost and *.localhost are always loopback, whatever DNS says.
   if ((hostname === "localhost" || hostname.endsWith(".localhost")) && !policy.allowLoopback) return refused(hostname, "loopback");
   return { ok: true, url, hostname, literal: null };
 }
 
-function refused(hostname: string, c: AddressClass, address?: string): Extract<TargetCheck, { ok: false }> {
-  const via = address && address !== hostname ? ` (it resolves to ${address})` : "";
+const DOTTED_QUAD = /^(?:25[0-5]|2[0-4]\d|1?\d?\d)$/;
+const DASHED_QUAD = /(?:^|-)((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})$/;
+
+/** IPv4 addresses a host name spells: four numeric labels in a row ("x.127.0.0.1.nip.io") or a label ending in a dashed one ("app-10-0-0-1.sslip.io"). */
+export function addressesSpelledIn(hostname: string): string[] {
+  const labels = hostname.split(".");
+  const found: string[] = [];
+  for (let i = 0; i + 4 <= labels.length; i++) {
+    const quad = labels.slice(i, i + 4);
+    if (quad.every((l) => DOTTED_QUAD.test(l))) found.push(quad.join("."));
+  }
+  for (const label of labels) {
+    const m = DASHED_QUAD.exec(label);
+    if (m) found.push((m[1] as string).replace(/-/g, "."));
+  }
+  return found;
+}
+
+function refused(hostname: string, c: AddressClass, address?: string, how: "resolves" | "names" = "resolves"): Extract<TargetCheck, { ok: false }> {
+  const via = address && address !== hostname ? ` (it ${how === "names" ? "names" : "resolves to"} ${address})` : "";
   return { ok: false, reason: "blocked", message: `callbacks may not go to ${hostname}${via}: it is ${DESCRIPTION[c]}` };
 }
 

@@ -46,7 +46,8 @@ const SEND_CONCURRENCY = 64;
 let passes = 0;
 
 type Message = Awaited<ReturnType<Db["notification"]["findMany"]>>[number];
-type Outcome = { sent: true; how: string } | { sent: false; dropped: string } | { sent: false; error: string; retryAfterMs?: number };
+/** `giveUp`: a failure that trying again cannot mend (a push endpoint the push-target rule refuses): failed at once. */
+type Outcome = { sent: true; how: string } | { sent: false; dropped: string } | { sent: false; error: string; retryAfterMs?: number; giveUp?: true };
 type Attempt = { n: Message; outcome: Outcome; at: Date; durationMs: number };
 
 /** Claims and sends a batch of due messages; returns how many were due (a full batch means more may be). */
@@ -205,7 +206,9 @@ async function emailTo(n: Message): Promise<Outcome> {
  * Web Push to one browser. It lives until the request expires (a push
  * service holds it that long for a phone that is offline); a reminder about
  * the same request replaces an undelivered earlier one (same topic). A
- * subscription the push service no longer knows (404, 410) is removed.
+ * subscription the push service no longer knows (404, 410) is removed; one
+ * whose endpoint the push-target rule refuses now is not contacted, and the
+ * message fails at once with the reason.
  */
 async function pushToBrowser(n: Message, facts: Facts): Promise<Outcome> {
   if (pushChannel() === "off") return { sent: false, dropped: "Web Push is off (no VAPID keys)" };
@@ -223,6 +226,8 @@ async function pushToBrowser(n: Message, facts: Facts): Promise<Outcome> {
     facts.pushGone.push(sub.id);
     return { sent: false, dropped: `the push service no longer knows this browser (${r.error}); its subscription was removed` };
   }
+  // Not connected to: the endpoint breaks the push-target rule now, and will on every try.
+  if (r.refused) return { sent: false, error: `not sent: ${r.error}`, giveUp: true };
   return { sent: false, error: r.error };
 }
 
@@ -336,7 +341,8 @@ function newState({ n, outcome, at }: Attempt, recordedAt: Date) {
   const attempts = n.attempts + 1;
   if (outcome.sent) return { result: "sent", status: "sent", outcome: outcome.how, attempts, sentAt: recordedAt };
   if ("dropped" in outcome) return { result: "dropped", status: "dropped", outcome: outcome.dropped, attempts };
-  if (at.getTime() - n.createdAt.getTime() > GIVE_UP_AFTER_MS) return { result: "error", status: "failed", outcome: outcome.error, attempts };
+  if ("giveUp" in outcome || at.getTime() - n.createdAt.getTime() > GIVE_UP_AFTER_MS)
+    return { result: "error", status: "failed", outcome: outcome.error, attempts };
   // Slack's Retry-After, when it gave one, is the least wait.
   const wait = Math.max(backoffMs(attempts, env().NOTIFY_RETRY_BASE_MS), "retryAfterMs" in outcome ? (outcome.retryAfterMs ?? 0) : 0);
   const retryAt = new Date(at.getTime() + wait);

@@ -5,11 +5,11 @@
 // so a shared browser never shows the previous person's requests.
 import "server-only";
 import { z } from "zod";
-import { callbackTargetPolicy, checkCallbackUrlSyntax, type CallbackTargetPolicy } from "../callbacks/callback-target";
 import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { AppError } from "../errors";
 import { newId } from "../ids";
+import { pushEndpointProblemOnSave, pushTargetPolicy } from "./push-target";
 import { pushChannel } from "./web-push";
 
 /** Oldest removed beyond this: enough for every device a person uses, not a flood of endpoints. */
@@ -18,35 +18,18 @@ export const MAX_SUBSCRIPTIONS_PER_USER = 10;
 const base64Url = /^[A-Za-z0-9_-]+={0,2}$/;
 const decoded = (v: string) => Buffer.from(v.replace(/=+$/, ""), "base64url");
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
 /**
- * Push endpoints are URLs the server will POST to, so they follow the
- * callback-target rule (docs/security.md) and must be https:. Plain http: is
- * accepted for a loopback host only, and only where loopback targets are
- * allowed (outside production, or CALLBACK_ALLOW_LOOPBACK=1): a push service
- * started by a test on this machine.
+ * PushSubscription.toJSON() as the browser sends it. The endpoint is a URL
+ * the server will POST to: it must pass the push-target rule (push-target.ts,
+ * docs/security.md), its host looked up as for a callback, so the check is
+ * asynchronous (parse with parseAsync).
  */
-export function endpointProblem(raw: string, policy: CallbackTargetPolicy = callbackTargetPolicy()): string | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return "must be a URL";
-  }
-  const loopbackHttp = url.protocol === "http:" && (LOOPBACK_HOSTS.has(url.hostname) || url.hostname.startsWith("127."));
-  if (url.protocol !== "https:" && !(loopbackHttp && policy.allowLoopback)) return "must be an https: URL";
-  const syntax = checkCallbackUrlSyntax(raw, policy);
-  return syntax.ok ? null : "is not an address push messages may go to";
-}
-
-/** PushSubscription.toJSON() as the browser sends it, plus the browser's user agent for the list. */
-export const pushSubscriptionSchema = z.object({
+const pushSubscriptionSchema = z.object({
   endpoint: z
     .string()
     .max(2048, "is too long")
-    .superRefine((v, ctx) => {
-      const problem = endpointProblem(v);
+    .superRefine(async (v, ctx) => {
+      const problem = await pushEndpointProblemOnSave(v, pushTargetPolicy());
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     }),
   expirationTime: z.number().nullable().optional(),
@@ -78,11 +61,12 @@ const userAgentSchema = z
 /**
  * Saves the browser's subscription for the user (upsert by endpoint); over
  * the cap, the user's oldest go. Without VAPID keys nothing could ever be
- * sent to it, so it is refused rather than kept.
+ * sent to it, so it is refused rather than kept. A refused input is a
+ * ZodError naming the field (invalid-request, 422); nothing is stored.
  */
 export async function savePushSubscription(userId: string, input: unknown, userAgent?: string | null): Promise<SavedSubscription> {
   if (pushChannel() === "off") throw new AppError("unavailable", "Web Push is not set up on this server (no VAPID keys).");
-  const sub = pushSubscriptionSchema.parse(input);
+  const sub = await pushSubscriptionSchema.parseAsync(input);
   const ua = userAgentSchema.parse(userAgent);
   // Keys are stored without padding: the form web-push and the browser use.
   const keys = { p256dh: sub.keys.p256dh.replace(/=+$/, ""), auth: sub.keys.auth.replace(/=+$/, "") };

@@ -2,16 +2,18 @@
 // subscription (RFC 8291, aes128gcm) and the request signed with the
 // deployment's VAPID key (RFC 8292), both by the `web-push` package. The
 // request itself is sent here: the endpoint is a URL a user gave us, so it is
-// checked like a callback target (lib/callbacks/callback-target.ts) and
+// checked again before each send under the push-target rule (push-target.ts:
+// the callback-target rule, https on port 443, no private range) and
 // connected to only at the addresses checked; no redirect is followed.
 import "server-only";
 import webpush from "web-push";
-import { callbackTargetPolicy, resolveCallbackTarget } from "../callbacks/callback-target";
 import { postPinned } from "./send-thread";
+import { pushTargetPolicy, resolvePushTarget } from "./push-target";
 import { env } from "../env";
 
 export type PushTarget = { endpoint: string; p256dh: string; auth: string };
-export type PushResult = { ok: true; statusCode: number } | { ok: false; gone: boolean; error: string };
+/** `refused`: the endpoint breaks the push-target rule; nothing was sent and nothing should be tried again. */
+export type PushResult = { ok: true; statusCode: number } | { ok: false; gone: boolean; error: string; refused?: true };
 
 const TIMEOUT_MS = 10_000;
 
@@ -51,7 +53,9 @@ export function vapidPublicKey(): string | null {
  * Sends one push message. Never throws: every failure is a result whose
  * `error` names a status code or a kind of failure, never a value (the push
  * service's answer is not read). `gone`: the push service no longer knows the
- * subscription (404, 410), so the caller removes it.
+ * subscription (404, 410), so the caller removes it. `refused`: the endpoint
+ * breaks the push-target rule now (saved before the rule, or its name now
+ * resolves somewhere refused): nothing is connected to.
  */
 export async function sendWebPush(
   target: PushTarget,
@@ -60,6 +64,10 @@ export async function sendWebPush(
 ): Promise<PushResult> {
   const e = env();
   if (!e.VAPID_PUBLIC_KEY || !e.VAPID_PRIVATE_KEY) return { ok: false, gone: false, error: "Web Push is off (no VAPID keys)" };
+  // First the endpoint, under the rule as it is now: a refused one gets no work and no VAPID token.
+  const check = await resolvePushTarget(target.endpoint, pushTargetPolicy());
+  if (!check.ok)
+    return check.refused ? { ok: false, gone: false, error: check.reason, refused: true } : { ok: false, gone: false, error: check.reason };
   let request: webpush.RequestDetails;
   try {
     // Encrypted per message by the library; its VAPID header is the one kept for this push service.
@@ -77,13 +85,6 @@ export async function sendWebPush(
   } catch {
     return { ok: false, gone: false, error: "the message could not be encrypted for this subscription" };
   }
-  let check;
-  try {
-    check = await resolveCallbackTarget(target.endpoint, callbackTargetPolicy());
-  } catch {
-    return { ok: false, gone: false, error: "the push service's host name did not resolve" };
-  }
-  if (!check.ok) return { ok: false, gone: false, error: "the endpoint is not an address push may go to" };
   // web-push gives numbers for some headers; node wants strings, and the length is set below.
   const headers = Object.fromEntries(
     Object.entries(request.headers as Record<string, string | number>)

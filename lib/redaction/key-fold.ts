@@ -88,11 +88,16 @@ const LOOKALIKES: Record<string, string> = {
   Τ: "T",
   Υ: "Y",
   Χ: "X",
-  // Latin letters that read as others
+  // Latin letters that read as others, or that NFKD does not take apart:
+  // "hasło" is the Polish haslo, "Paßwort" the German passwort.
   ı: "i",
   ȷ: "j",
   ſ: "s",
   ɑ: "a",
+  ł: "l",
+  Ł: "L",
+  ß: "ss",
+  ẞ: "SS",
 };
 const LOOKALIKE_RE = new RegExp(`[${Object.keys(LOOKALIKES).join("")}]`, "g");
 // Marks, format characters (zero-width, bidi), variation selectors.

@@ -11,6 +11,7 @@ export const BUILTIN_TEXT_RULES = [
   "jwt",
   "url_password",
   "secret_key",
+  "seed_phrase",
   "email",
   "iban",
   "card_number",

@@ -80,6 +80,14 @@ const ADVERSARIAL: Record<string, string> = {
   "AWS anchors and 40-char runs": fill("AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY "),
   "Twilio anchors": fill("twilio "),
   "Basic repeated": fill("Basic dXNlcjpwYXNz "),
+  // Seed phrases (seed-phrase.ts): runs of list words, long letter runs that split into them, near misses.
+  "one list word repeated": fill("abandon "),
+  "one run of list words": fill("actionactor"),
+  "eleven list words, then not": fill("brand test gym reflect property squeeze inhale neck double subject club the "),
+  "seed phrases back to back": fill("brand test gym reflect property squeeze inhale neck double subject club direct. "),
+  "list words with accents": fill("abandoné "),
+  "list words, long gaps": fill("abandon" + " ".repeat(16)),
+  "camelCase list words": fill("keyBoxActOn"),
 };
 
 // CPU time of this process, in ms: on a busy shared machine wall-clock time
@@ -138,6 +146,7 @@ describe("200 KiB adversarial strings", () => {
     "many disguised secret keys": Object.fromEntries(Array.from({ length: 8000 }, (_, k) => [`p\u0430ss\u200Bword_${k}`, "x"])),
     "object of card pieces": Object.fromEntries(Array.from({ length: 16000 }, (_, k) => [`k${k}`, "4111 "])),
     "nested arrays of base64": Array.from({ length: 2000 }, () => [Buffer.from("token sk_live_abcdefghijklmnop").toString("base64"), "x"]),
+    "single list words in an array": Array.from({ length: KIB256 / 8 }, (_, k) => ["brand", "test", "gym", "reflect", "property", "squeeze"][k % 6]),
   };
   for (const [label, body] of Object.entries(BODIES)) {
     it(`whole redactor on a 256 KiB body: ${label}`, () => {

@@ -199,6 +199,7 @@ describe("redactText (summary path)", () => {
       "jwt",
       "url_password",
       "secret_key",
+      "seed_phrase",
       "email",
       "iban",
       "card_number",

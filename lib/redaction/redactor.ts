@@ -95,8 +95,8 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
   });
   const ruleNames = [...BUILTIN_TEXT_RULES, ...custom.map((r) => r.name)];
   const { redact: redactCounted, withoutTags, firstRule, scanner } = textRedactor([...BUILTIN_RULES, ...custom], ruleNames);
-  const acrossAlways = new Set([ruleNames.indexOf("pem")]);
-  const emailRule = ruleNames.indexOf("email");
+  const siblingRules = { pem: ruleNames.indexOf("pem"), email: ruleNames.indexOf("email") };
+  const acrossAlways = new Set([siblingRules.pem, ruleNames.indexOf("seed_phrase")]);
 
   const redactValue = (input: unknown, onHidden?: OnHidden): RedactionResult => {
     let hits = 0;
@@ -173,7 +173,7 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
       for (let k = 0; k <= values.length; k++) {
         if (k < values.length && typeof values[k] === "string" && !hidden[k]) continue;
         if (k - from >= 2)
-          for (const [piece, ranges] of splitSecretRanges(pieces.slice(from, k), memoScanner, acrossAlways, emailRule))
+          for (const [piece, ranges] of splitSecretRanges(pieces.slice(from, k), memoScanner, acrossAlways, siblingRules))
             runs.set(from + piece, ranges);
         from = k + 1;
       }

@@ -10,7 +10,9 @@
 //     point's checksum in O(1) with running sums;
 //   - emails are scanned around each "@" and PEM blocks with one forward
 //     search for the END line, so each character is visited a constant
-//     number of times.
+//     number of times;
+//   - seed phrases (seed-phrase.ts) are read one run of letters at a time,
+//     at most two table lookups per letter.
 // The vendor tokens share one combined regex (tokens.ts), so adding a vendor
 // does not add a pass over the text.
 
@@ -20,6 +22,7 @@ import { IBAN_LENGTHS } from "./iban-countries";
 import { secretAssignment } from "./assignments";
 import { awsSecretAccessKey, basicAuth, bearerToken, pem, tokens, twilioAuthToken, urlPassword } from "./tokens";
 import { eachMatch } from "./each-match";
+import { seedPhrase } from "./seed-phrase";
 
 export type Range = { start: number; end: number; /** Rule shown in the tag, when not the finder's own. */ name?: string };
 
@@ -214,6 +217,7 @@ export const BUILTIN_RULES: readonly TextRule[] = [
   basicAuth,
   urlPassword,
   secretAssignment,
+  seedPhrase,
   email,
   iban,
   cardNumber,

@@ -170,3 +170,92 @@ describe("redaction class examples and near misses", () => {
     expect(findSecret("production")).toBeNull();
   });
 });
+
+// CONTRACT §20: BIP-39 seed phrases, and the key names added with them, in text.
+describe("seed phrases", () => {
+  const redact = (s: string) => redactor.redactText(s);
+  const TAG = "[redacted:seed_phrase]";
+  // Made with @scure/bip39 for this test (valid checksums); no wallet uses them.
+  const TWELVE = "brand test gym reflect property squeeze inhale neck double subject club direct";
+  const TWENTY_FOUR =
+    "couch isolate certain degree label vanish hunt offer phrase flower swift old address plate coach office fruit leave nut ugly patrol reject random amused";
+  const words12 = TWELVE.split(" ");
+
+  it("hides a 12- and a 24-word phrase as the whole value", () => {
+    expect(redact(TWELVE)).toBe(TAG);
+    expect(redact(TWENTY_FOUR)).toBe(TAG);
+    expect(redactor.redactValue({ backup: TWELVE, note: TWENTY_FOUR }).value).toEqual({ backup: TAG, note: TAG });
+    expect(findSecret(TWELVE)).toBe("seed_phrase");
+  });
+
+  it("hides a phrase inside longer text, leaving the words around it", () => {
+    expect(redact(`Restore from: ${TWELVE}. Send 1 BTC.`)).toBe(`Restore from: ${TAG}. Send 1 BTC.`);
+    expect(redact(`ok so my recovery words are ${TWENTY_FOUR} thanks`)).toBe(`ok so my recovery words are ${TAG} thanks`);
+    expect(redactor.redactValue({ note: `restore\n${TWELVE}\ndone` }).value).toEqual({ note: `restore\n${TAG}\ndone` });
+  });
+
+  it("hides the ways phrases are written down: upper case, one per line, numbered, in columns, with commas", () => {
+    for (const written of [
+      TWELVE.toUpperCase(),
+      words12.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" "),
+      words12.join("\n"),
+      words12.map((w, k) => `${k + 1}. ${w}`).join("\n"),
+      words12
+        .map((w, k) => `${String(k + 1).padStart(2)}) ${w.padEnd(8)}`)
+        .join(" ")
+        .trimEnd(),
+      words12.join(", "),
+    ]) {
+      // The number before the first word stays ("1. [redacted:seed_phrase]").
+      expect(redact(`words: ${written} done`).replace(/^words: {1,2}1[.)] /, "words: "), written).toBe(`words: ${TAG} done`);
+    }
+    expect(redact(`words: ${JSON.stringify(words12)} done`)).toBe(`words: ["${TAG}"] done`);
+  });
+
+  it("does not ask for the checksum nor a standard length", () => {
+    const swapped = [words12[1], words12[0], ...words12.slice(2)].join(" "); // checksum no longer verifies
+    expect(redact(swapped)).toBe(TAG);
+    expect(redact(`${TWELVE} abandon`)).toBe(TAG); // 13 words
+    expect(redact(`${TWENTY_FOUR} ${TWELVE}`)).toBe(TAG); // 36 words, one tag
+    // Any twelve different list words in a row, on the safe side (docs/security.md).
+    expect(redact("cloud forest river mountain ocean island desert valley garden winter summer autumn")).toBe(TAG);
+  });
+
+  it("hides a phrase given as an array of words, or cut into pieces", () => {
+    expect(redactor.redactValue({ words: words12 }).value).toEqual({ words: words12.map(() => TAG) });
+    const cut = redactor.redactValue(["brand test gym", "reflect property squeeze inhale neck double subject club direct"]).value;
+    expect(cut).toEqual([TAG, TAG]);
+  });
+
+  it("leaves what is not a phrase: 11 words, a word not on the list, prose, repeated words, camelCase", () => {
+    for (const text of [
+      words12.slice(0, 11).join(" "),
+      words12.slice(0, 11).join(" ") + " directly",
+      [...words12.slice(0, 6), "gymnasium", ...words12.slice(6)].join(" ").replace("gym ", ""),
+      "The quick brown fox jumps over the lazy dog near the old river bank today",
+      "Please review the invoice and refund the customer if the amount is wrong",
+      "never, never | any, never | never, any | any, any | never, never | any",
+      "key0: Key0, key1: Key1, key2: Key2, key3: Key3, key4: Key4, key5: Key5, key6: Key6",
+      "ResponseInputItem EasyInputMessage ResponseOutputMessage ResponseFileSearchToolCall",
+      `${words12.slice(0, 6).join(" ")}${" ".repeat(20)}${words12.slice(6).join(" ")}`,
+      `${words12.slice(0, 6).join(" ")} é ${words12.slice(6).join(" ")}`,
+    ]) {
+      expect(redact(text), text).toBe(text);
+      expect(findSecret(text), text).toBeNull();
+    }
+  });
+
+  it("hides values after the §20 key names in text", () => {
+    expect(redact("kennwort=geheim123")).toBe("kennwort=[redacted:secret_key]");
+    expect(redact("contraseña: hola1234")).toBe("contraseña: [redacted:secret_key]");
+    expect(redact("MOT_DE_PASSE=secret99;")).toBe("MOT_DE_PASSE=[redacted:secret_key];");
+    expect(redact('{"pw":"hunter2","user":"ana"}')).toBe('{"pw":"[redacted:secret_key]","user":"ana"}');
+    expect(redact("hasło=tajne99 senha=segredo1")).toBe("hasło=[redacted:secret_key] senha=[redacted:secret_key]");
+    expect(redactor.redactValue({ seed: 42, mnemonic: ["a", "b"], bearer: "xyz", seed_count: 3 }).value).toEqual({
+      seed: "[redacted:secret_key]",
+      mnemonic: "[redacted:secret_key]",
+      bearer: "[redacted:secret_key]",
+      seed_count: 3,
+    });
+  });
+});

@@ -115,4 +115,60 @@ describe("secret-named keys", () => {
   ])("%s is not a secret key", (key) => {
     expect(isSecretKeyName(key)).toBe(false);
   });
+
+  // CONTRACT §20: short spellings, other languages and wallet secrets, after folding.
+  it.each([
+    "pw",
+    "PW",
+    "new_pw",
+    "pwd",
+    "pswd",
+    "passwort",
+    "Pass-Wort",
+    "PassWort",
+    "Paßwort",
+    "db_kennwort",
+    "Kennwort",
+    "dbKennwort",
+    "contrasena",
+    "contraseña",
+    "Contraseña",
+    "CONTRASEÑA",
+    "motdepasse",
+    "mot_de_passe",
+    "MOT_DE_PASSE",
+    "mot-de-passe",
+    "senha",
+    "Senha",
+    "parola",
+    "haslo",
+    "hasło",
+    "HASŁO",
+    "bearer",
+    "Bearer",
+    "seed",
+    "random_seed",
+    "wallet_seed",
+    "seed_phrase",
+    "seedPhrase",
+    "walletSeedPhrase",
+    "mnemonic",
+    "Mnemonic",
+    "wallet_mnemonic",
+    "recovery_phrase",
+    "recoveryPhrase",
+    "RECOVERY-PHRASE",
+    "\uFF4D\uFF4F\uFF54\uFF44\uFF45\uFF50\uFF41\uFF53\uFF53\uFF45", // full-width "motdepasse"
+    "k\u0435nnwort", // Cyrillic е
+    "mne\u200Bmonic",
+  ])("%s is a secret key (§20)", (key) => {
+    expect(isSecretKeyName(key)).toBe(true);
+  });
+
+  it.each(["seed_length", "seed_count", "seedling", "seeds_per_row", "pwm", "powder", "bearer_format", "mnemonic_id", "parolas", "senhance"])(
+    "%s is not a secret key (§20 near misses)",
+    (key) => {
+      expect(isSecretKeyName(key)).toBe(false);
+    },
+  );
 });

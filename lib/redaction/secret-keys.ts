@@ -74,6 +74,23 @@ const SECRET_WORDS = new Set([
   "cvc2",
   "cvn",
   "securitycode",
+  // Passwords in other languages, short spellings and wallet secrets (§20):
+  // "Pass-Wort", "MOT_DE_PASSE", "contraseña" (folded to contrasena),
+  // "hasło" (haslo), "recovery_phrase".
+  "pw",
+  "pswd",
+  "passwort",
+  "kennwort",
+  "contrasena",
+  "motdepasse",
+  "senha",
+  "parola",
+  "haslo",
+  "bearer",
+  "seed",
+  "seedphrase",
+  "mnemonic",
+  "recoveryphrase",
 ]);
 
 // Matched inside a single word or starting at a word, e.g. "dbpassword",
@@ -92,6 +109,13 @@ const SECRET_STEMS = [
   "sessiontoken",
   "clientsecret",
   "authorization",
+  "passwort",
+  "kennwort",
+  "contrasena",
+  "motdepasse",
+  "mnemonic",
+  "seedphrase",
+  "recoveryphrase",
 ];
 
 // Secrets only as the whole key: as part of a longer name they are common

@@ -10,8 +10,11 @@
 // join "Anaana@example.com" is an email only because of the second piece,
 // and "Ana" must stay visible. When the first piece holds one, the match
 // runs on into the following pieces, which are hidden too (not for emails).
-// An unterminated PEM BEGIN always hides the following pieces up to the END
-// line.
+// Some secrets hide every piece they touch, whatever the pieces hold on
+// their own (`acrossAlways`): a PEM block, and a seed phrase cut into a few
+// words and the rest ("abandon ability able" + "about above … zoo" must not
+// leave its first words visible). An unterminated PEM BEGIN always hides the
+// following pieces up to the END line.
 //
 // Bounded: a piece longer than 2 × EDGE joins only its first and last EDGE
 // characters (the joined text is cut between them), so the joined texts are
@@ -29,7 +32,7 @@ export function splitSecretRanges(
   pieces: readonly string[],
   scanner: Scanner,
   acrossAlways: ReadonlySet<number>,
-  emailRule: number,
+  rules: { pem: number; email: number },
 ): Map<number, Tagged[]> {
   const result = new Map<number, Tagged[]>();
   const own = new Map<number, Tagged[]>();
@@ -74,13 +77,13 @@ export function splitSecretRanges(
           // into "Bob" ("ana@example.com" + "Bob" reads as a longer TLD).
           if (!explained[0]) continue;
           accepted = portions.filter((_, k) => !explained[k]);
-          if (range.rule === emailRule && !/^[-.]/.test((pieces[accepted[0]?.piece ?? 0] as string).slice(accepted[0]?.start ?? 0))) continue;
+          if (range.rule === rules.email && !/^[-.]/.test((pieces[accepted[0]?.piece ?? 0] as string).slice(accepted[0]?.start ?? 0))) continue;
         }
       }
       // A PEM block that runs into a long piece cut short here goes on to
       // that piece's END line (or its end).
       const last = accepted[accepted.length - 1];
-      if (last && acrossAlways.has(range.rule) && range.end === text.length) {
+      if (last && range.rule === rules.pem && range.end === text.length) {
         const piece = pieces[last.piece] as string;
         PEM_END.lastIndex = last.end;
         const end = PEM_END.exec(piece);

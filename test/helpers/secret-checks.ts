@@ -19,7 +19,7 @@ export function showsPartOf(text: string, secret: string, n = 6): boolean {
   return text.includes(secret);
 }
 
-/** Classes whose secret is recognisable without its surrounding words (a JWT, an `sk_live_` key, a Luhn-valid card…). */
+/** Classes whose secret is recognisable without its surrounding words (a JWT, an `sk_live_` key, a Luhn-valid card, a seed phrase…). */
 export const SELF_EVIDENT = new Set([
   "jwt",
   "google_api_key",
@@ -34,4 +34,5 @@ export const SELF_EVIDENT = new Set([
   "card_number",
   "iban",
   "email",
+  "seed_phrase",
 ]);

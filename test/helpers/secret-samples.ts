@@ -1,11 +1,14 @@
 // fast-check generators of secrets in every class the redactor must catch
 // (docs/security.md, "Redaction gaps"), each in a bit of surrounding text,
 // with random key material of the right shape, random separators and case,
-// and of disguised secret key names. secret-hiding.ts encodes, splits and
-// nests them; secret-checks.ts holds what the properties assert with. Shared
+// BIP-39 seed phrases, and of disguised secret key names (also the short,
+// foreign and wallet names of CONTRACT §20). secret-hiding.ts encodes,
+// splits and nests them; secret-checks.ts holds what the properties assert with. Shared
 // by the unit properties (lib/redaction) and the end-to-end property
 // (test/redaction).
 import fc from "fast-check";
+import { entropyToMnemonic } from "@scure/bip39";
+import { wordlist } from "@scure/bip39/wordlists/english.js";
 
 /**
  * A text holding a secret: `whole` is the secret as written in the text (cut
@@ -69,7 +72,35 @@ function ibanWithCheck(country: string, bban: string): string {
   return `${country}${String(98 - rest).padStart(2, "0")}${bban}`;
 }
 
+// BIP-39 seed phrases: checksummed ones from random entropy (12, 15, 18, 21
+// or 24 words, as a wallet makes them) and runs of list words without a
+// checksum (12-24), written the ways people keep them. Random entropy can
+// repeat words; phrases with fewer than 11 different words are left out
+// (the rule's bound, lib/redaction/seed-phrase.ts).
+const SEED_LAYOUTS: Array<(words: string[]) => string> = [
+  (w) => w.join(" "),
+  (w) => w.join(" ").toUpperCase(),
+  (w) => w.map((x) => x[0]!.toUpperCase() + x.slice(1)).join(" "),
+  (w) => w.join("\n"),
+  (w) => w.map((x, k) => `${k + 1}. ${x}`).join("\n"),
+  (w) => w.map((x, k) => `${k + 1}) ${x}`).join(" "),
+  (w) => w.join(", "),
+];
+const seedWords = fc
+  .oneof(
+    fc
+      .constantFrom(16, 20, 24, 28, 32)
+      .chain((n) => fc.uint8Array({ minLength: n, maxLength: n }))
+      .map((entropy) => entropyToMnemonic(entropy, wordlist).split(" ")),
+    fc.shuffledSubarray([...wordlist], { minLength: 12, maxLength: 24 }),
+  )
+  .filter((words) => new Set(words).size >= 11);
+
 export const secretSample: fc.Arbitrary<SecretSample> = fc.oneof(
+  fc.tuple(seedWords, fc.constantFrom(...SEED_LAYOUTS), fc.constantFrom(...plain)).map(([words, layout, ctx]): SecretSample => {
+    const phrase = layout(words);
+    return { kind: "seed_phrase", text: ctx(phrase), whole: phrase, secrets: [phrase] };
+  }),
   // JWT: real base64url JSON header and payload, random signature.
   around(
     fc
@@ -251,6 +282,20 @@ export const secretKeyName: fc.Arbitrary<string> = fc
       "api_key",
       "token",
       "client_secret",
+      // §20: short, foreign and wallet spellings.
+      "pw",
+      "pswd",
+      "passwort",
+      "kennwort",
+      "contraseña",
+      "mot_de_passe",
+      "senha",
+      "parola",
+      "hasło",
+      "bearer",
+      "seed",
+      "mnemonic",
+      "recovery_phrase",
     ),
     fc.constantFrom("none", "separators", "upper", "fullwidth", "cyrillic", "zerowidth"),
     fc.nat(),

@@ -1,13 +1,17 @@
 // A push service on this machine, for tests: it accepts Web Push requests
-// as a vendor's would, checks each one's VAPID signature (RFC 8292) and
-// decrypts its body (RFC 8291) with the subscription keys the test made, so a
-// test sees exactly what a browser would. It answers with the status it is
-// told to (201 by default) per subscription.
+// as a vendor's would, over HTTPS (the run's certificate, which every test
+// process and app trusts: test/helpers/test-tls.ts), checks each one's VAPID
+// signature (RFC 8292) and decrypts its body (RFC 8291) with the
+// subscription keys the test made, so a test sees exactly what a browser
+// would. It answers with the status it is told to (201 by default) per
+// subscription, and counts every connection made to it.
 import { createECDH, randomBytes, type ECDH } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { IncomingMessage } from "node:http";
+import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { importJWK, jwtVerify } from "jose";
+import { testCertificate } from "../helpers/test-tls";
 
 type Ece = { decrypt(body: Buffer, params: { version: "aes128gcm"; privateKey: ECDH; authSecret: Buffer }): Buffer };
 const ece = createRequire(import.meta.url)("http_ece") as Ece;
@@ -37,7 +41,13 @@ export type ReceivedPush = {
 };
 
 export type PushEndpoint = {
+  /** https://127.0.0.1:<port> */
   origin: string;
+  port: number;
+  /** The certificate authorities the app must trust to reach it (NODE_EXTRA_CA_CERTS). */
+  caFile: string;
+  /** TCP connections accepted so far, whether or not a request followed. */
+  connections: () => number;
   received: ReceivedPush[];
   /** Requests refused before decryption (bad VAPID, unknown subscription, …), in words. */
   problems: string[];
@@ -89,7 +99,9 @@ export async function pushEndpoint(): Promise<PushEndpoint> {
   let expectedKey: string | null = null;
   let origin = "";
 
-  const server: Server = createServer((req, res) => {
+  const tls = testCertificate();
+  let connections = 0;
+  const server: Server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     void (async () => {
       const body = await readBody(req);
       const id = /^\/push\/([a-f0-9]+)$/.exec(req.url ?? "")?.[1];
@@ -127,11 +139,16 @@ export async function pushEndpoint(): Promise<PushEndpoint> {
       res.writeHead(status, { "content-type": "text/plain" }).end(status >= 400 ? `refused ${sub.endpoint}` : "");
     })().catch(() => res.writeHead(500).end());
   });
+  server.on("connection", () => void connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  origin = `https://127.0.0.1:${port}`;
 
   return {
     origin,
+    port,
+    caFile: tls.caFile,
+    connections: () => connections,
     received,
     problems,
     subscribe() {
@@ -152,6 +169,10 @@ export async function pushEndpoint(): Promise<PushEndpoint> {
     },
     answer: (id, status) => void statuses.set(id, status),
     expectKey: (k) => void (expectedKey = k),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

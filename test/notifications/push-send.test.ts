@@ -1,6 +1,9 @@
-// sendWebPush against a real push service on this machine (push-endpoint.ts):
-// what arrives decrypts to exactly what was sent, is signed with the VAPID
-// key, carries TTL/Topic/Urgency, and every failure is a result, not a throw.
+// sendWebPush against a real push service on this machine (push-endpoint.ts,
+// HTTPS with the run's certificate): what arrives decrypts to exactly what
+// was sent, is signed with the VAPID key, carries TTL/Topic/Urgency, and
+// every failure is a result, not a throw. This process is outside production
+// (loopback allowed) and allows any port (PUSH_ALLOW_ANY_PORT=1): the push
+// service listens on 127.0.0.1 at a random port; https is still required.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateVapidKeys } from "@/lib/local-secrets";
 import { freePort } from "../helpers/ports";
@@ -11,7 +14,7 @@ let service: PushEndpoint;
 let push: typeof import("@/lib/notifications/web-push");
 
 beforeAll(async () => {
-  Object.assign(process.env, { ...vapid, VAPID_SUBJECT: "mailto:ops@example.com" });
+  Object.assign(process.env, { ...vapid, VAPID_SUBJECT: "mailto:ops@example.com", PUSH_ALLOW_ANY_PORT: "1" });
   push = await import("@/lib/notifications/web-push");
   service = await pushEndpoint();
   service.expectKey(vapid.VAPID_PUBLIC_KEY);
@@ -72,7 +75,7 @@ describe("sendWebPush", () => {
   it("returns an error for a port nobody listens on, and for keys that are not a subscription's", async () => {
     const port = await freePort();
     const sub = service.subscribe();
-    const r = await push.sendWebPush({ ...target(sub), endpoint: `http://127.0.0.1:${port}/push/x` }, "{}", { ttlSeconds: 60 });
+    const r = await push.sendWebPush({ ...target(sub), endpoint: `https://127.0.0.1:${port}/push/x` }, "{}", { ttlSeconds: 60 });
     expect(r).toMatchObject({ ok: false, gone: false });
     expect((r as { error: string }).error).toMatch(/^connection failed \(ECONNREFUSED\)$/);
     const bad = await push.sendWebPush({ ...target(sub), p256dh: "AAAA" }, "{}", { ttlSeconds: 60 });
@@ -87,7 +90,7 @@ describe("sendWebPush", () => {
     const port = (silent.address() as import("node:net").AddressInfo).port;
     const sub = service.subscribe();
     const started = Date.now();
-    const r = await push.sendWebPush({ ...target(sub), endpoint: `http://127.0.0.1:${port}/push/x` }, "{}", { ttlSeconds: 60 });
+    const r = await push.sendWebPush({ ...target(sub), endpoint: `https://127.0.0.1:${port}/push/x` }, "{}", { ttlSeconds: 60 });
     const took = Date.now() - started;
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((r) => silent.close(() => r()));
@@ -98,8 +101,33 @@ describe("sendWebPush", () => {
 
   it("refuses an endpoint the callback-target rule forbids (a metadata address) without connecting", async () => {
     const sub = service.subscribe();
-    const r = await push.sendWebPush({ ...target(sub), endpoint: "http://169.254.169.254/push/x" }, "{}", { ttlSeconds: 60 });
-    expect(r).toEqual({ ok: false, gone: false, error: "the endpoint is not an address push may go to" });
+    const r = await push.sendWebPush({ ...target(sub), endpoint: "https://169.254.169.254/push/x" }, "{}", { ttlSeconds: 60 });
+    expect(r).toEqual({ ok: false, gone: false, refused: true, error: "the endpoint is not an address push messages may go to" });
+  });
+
+  it("refuses plain http to the push service itself, a private address and a name spelling one, and never connects", async () => {
+    const sub = service.subscribe();
+    const before = service.connections();
+    const cases: Array<[string, string]> = [
+      [sub.endpoint.replace("https:", "http:"), "the endpoint must be an https: URL"],
+      [`http://127.1:${service.port}/push/${sub.id}`, "the endpoint must be an https: URL"],
+      [`https://10.1.2.3:6379/x`, "the endpoint is not an address push messages may go to"],
+      [`https://192.168.0.10/push/x`, "the endpoint is not an address push messages may go to"],
+      [`https://10.0.0.7.nip.io:${service.port}/push/${sub.id}`, "the endpoint is not an address push messages may go to"],
+      [`https://user:pass@127.0.0.1:${service.port}/push/${sub.id}`, "the endpoint is not an address push messages may go to"],
+    ];
+    for (const [endpoint, error] of cases) {
+      expect(await push.sendWebPush({ ...target(sub), endpoint }, "{}", { ttlSeconds: 60 }), endpoint).toEqual({
+        ok: false,
+        gone: false,
+        refused: true,
+        error,
+      });
+    }
+    expect(service.connections()).toBe(before);
+    expect(service.received.filter((x) => x.subscription === sub.id)).toEqual([]);
+    // The same subscription over https is delivered: the refusals were the rule, not the service.
+    expect(await push.sendWebPush(target(sub), "{}", { ttlSeconds: 60 })).toEqual({ ok: true, statusCode: 201 });
   });
 });
 

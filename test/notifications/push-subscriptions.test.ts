@@ -63,14 +63,22 @@ describe("push subscriptions", () => {
     expect(await ctx.db.pushSubscription.count({ where: { userId: u.id } })).toBe(0);
   });
 
-  it("accepts plain http only for a loopback push service outside production (tests)", async () => {
+  it("refuses plain http and other ports even for a loopback push service, where tests allow loopback (CONTRACT §20)", async () => {
     const u = await f.makeUser();
-    await subs.savePushSubscription(u.id, browserSubscription("http://127.0.0.1:9/push/a"));
-    expect(subs.endpointProblem("http://127.0.0.1:9/push/a", { allowLoopback: false, denyPrivate: false })).toBe("must be an https: URL");
-    expect(subs.endpointProblem("https://[::1]/push", { allowLoopback: false, denyPrivate: false })).toBe(
-      "is not an address push messages may go to",
-    );
-    expect(subs.endpointProblem("https://fcm.googleapis.com/fcm/send/abc", { allowLoopback: false, denyPrivate: false })).toBeNull();
+    // This process is outside production (loopback allowed) and PUSH_ALLOW_ANY_PORT is not set.
+    expect(await refusal(subs.savePushSubscription(u.id, browserSubscription("http://127.0.0.1:9/push/a")))).toEqual([
+      "endpoint: must be an https: URL",
+    ]);
+    expect(await refusal(subs.savePushSubscription(u.id, browserSubscription("http://127.0.0.1/push/a")))).toEqual([
+      "endpoint: must be an https: URL",
+    ]);
+    expect(await refusal(subs.savePushSubscription(u.id, browserSubscription("https://127.0.0.1:9/push/a")))).toEqual([
+      "endpoint: must use port 443",
+    ]);
+    expect(await ctx.db.pushSubscription.count({ where: { userId: u.id } })).toBe(0);
+    await subs.savePushSubscription(u.id, browserSubscription("https://127.0.0.1/push/a"));
+    await subs.savePushSubscription(u.id, browserSubscription("https://127.0.0.1:443/push/b"));
+    expect(await ctx.db.pushSubscription.count({ where: { userId: u.id } })).toBe(2);
   });
 
   it("saves, lists newest first with the user agent, and moves an endpoint to whoever subscribes it last", async () => {

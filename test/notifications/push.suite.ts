@@ -4,11 +4,16 @@
 // Exactly the people who may decide, with push on and a browser subscribed,
 // get one push per browser; nothing carries an argument value; a browser the
 // push service no longer knows (410) is forgotten; a decided request pushes
-// nothing more.
+// nothing more; a stored endpoint the push-target rule refuses is never
+// contacted. The push service speaks HTTPS with the run's certificate, which
+// the apps trust through NODE_EXTRA_CA_CERTS; it listens on 127.0.0.1 at a
+// random port, so the apps and this process allow loopback (as every test
+// app does, CALLBACK_ALLOW_LOOPBACK=1) and any port (PUSH_ALLOW_ANY_PORT=1).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@/lib/ids";
 import { PG_TEST_URL, type Provider } from "../helpers/databases";
 import { useNotifyingApps, type NotifyingApps } from "../helpers/notifying-apps";
+import { testCertificate } from "../helpers/test-tls";
 import { pushEndpoint, type PushEndpoint, type ReceivedPush, type TestSubscription } from "./push-endpoint";
 
 const SECRET_VALUES = ["ACCT-9917-PUSHNEVER", "7654321", "4111 1111 1111 1111"];
@@ -16,7 +21,11 @@ const TTL_S = 8;
 
 export function pushNotificationSuite(provider: Provider) {
   describe.runIf(provider === "sqlite" || PG_TEST_URL)(`web push notifications (${provider})`, () => {
-    const apps = useNotifyingApps(provider, { name: "push", env: () => ({ VAPID_SUBJECT: "mailto:ops@example.com" }) });
+    const apps = useNotifyingApps(provider, {
+      name: "push",
+      env: () => ({ VAPID_SUBJECT: "mailto:ops@example.com", PUSH_ALLOW_ANY_PORT: "1", NODE_EXTRA_CA_CERTS: testCertificate().caFile }),
+      processEnv: () => ({ PUSH_ALLOW_ANY_PORT: "1" }),
+    });
     let service: PushEndpoint;
     beforeAll(async () => {
       service = await pushEndpoint();
@@ -175,6 +184,47 @@ export function pushNotificationSuite(provider: Provider) {
       await settle(Math.max(0, approval.expiresAt.getTime() - Date.now()) + 2500);
       expect(to(sa)).toHaveLength(1);
       expect(to(sb)).toHaveLength(1);
+    });
+
+    it("never contacts a stored endpoint the push-target rule refuses now; its message fails at once, the others go out", async () => {
+      const { createServer } = await import("node:http");
+      let plainConnections = 0;
+      const plain = createServer((_req, res) => res.writeHead(201).end());
+      plain.on("connection", () => void plainConnections++);
+      await new Promise<void>((r) => plain.listen(0, "127.0.0.1", r));
+      const plainPort = (plain.address() as import("node:net").AddressInfo).port;
+      try {
+        const { a, ask } = await setUp({ quorum: 1 });
+        const good = await browserOf(a);
+        // Stored as an older version did, without the rule: plain http (to a listening server) and a private address.
+        const keys = service.subscribe().json.keys;
+        const bad = [
+          { endpoint: `http://127.0.0.1:${plainPort}/push/old`, reason: "not sent: the endpoint must be an https: URL" },
+          { endpoint: "https://10.20.30.40/push/old", reason: "not sent: the endpoint is not an address push messages may go to" },
+        ];
+        for (const b of bad)
+          await db.pushSubscription.create({ data: { id: newId("psb"), userId: a.id, endpoint: b.endpoint, p256dh: keys.p256dh, auth: keys.auth } });
+        const created = await ask();
+        await until("the push to the good browser", () => to(good).length >= 1);
+        await until("both refused messages failed", async () => {
+          const failed = await db.notification.count({ where: { approvalId: created.approval_id, channel: "push", status: "failed" } });
+          return failed === bad.length;
+        });
+        await settle(1500); // a retry would come after NOTIFY_RETRY_BASE_MS (300 ms)
+        const rows = await db.notification.findMany({ where: { approvalId: created.approval_id, channel: "push" } });
+        expect(rows.map((r) => r.status).sort()).toEqual(["failed", "failed", "sent"]);
+        const failed = rows.filter((r) => r.status === "failed");
+        expect(failed.map((r) => r.outcome).sort()).toEqual(bad.map((b) => b.reason).sort());
+        expect(failed.every((r) => r.attempts === 1)).toBe(true);
+        const events = await db.auditEvent.findMany({ where: { approvalId: created.approval_id, type: "notification.failed" } });
+        expect(events).toHaveLength(bad.length);
+        expect(plainConnections).toBe(0);
+        expect(to(good)).toHaveLength(1);
+        // Kept (the person sees them on /settings), nothing crashed.
+        expect(await db.pushSubscription.count({ where: { userId: a.id } })).toBe(3);
+      } finally {
+        await new Promise<void>((r) => plain.close(() => r()));
+      }
     });
 
     it("sends a test message to each of the user's browsers", async () => {

@@ -1,0 +1,3 @@
+import { pushEndpointRuleSuite } from "./push-endpoint-rule.suite";
+
+pushEndpointRuleSuite("postgresql");
