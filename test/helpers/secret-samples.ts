@@ -7,7 +7,6 @@
 // by the unit properties (lib/redaction) and the end-to-end property
 // (test/redaction).
 import fc from "fast-check";
-import { entropyToMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
 
 /**
@@ -72,11 +71,13 @@ function ibanWithCheck(country: string, bban: string): string {
   return `${country}${String(98 - rest).padStart(2, "0")}${bban}`;
 }
 
-// BIP-39 seed phrases: checksummed ones from random entropy (12, 15, 18, 21
-// or 24 words, as a wallet makes them) and runs of list words without a
-// checksum (12-24), written the ways people keep them. Random entropy can
-// repeat words; phrases with fewer than 11 different words are left out
-// (the rule's bound, lib/redaction/seed-phrase.ts).
+// BIP-39 seed phrases: 12-24 different list words (the rule does not ask
+// for a checksum; checksummed phrases are in secret-classes.test.ts),
+// written the ways people keep them. Only words of at most five letters:
+// every six-character run the checks look for (secret-checks.ts) then spans
+// two words, while a single dictionary word may show anywhere without
+// anything leaking ("amount" is a key of the end-to-end test's own
+// arguments, "secret" a word of the app's refusal message).
 const SEED_LAYOUTS: Array<(words: string[]) => string> = [
   (w) => w.join(" "),
   (w) => w.join(" ").toUpperCase(),
@@ -86,15 +87,10 @@ const SEED_LAYOUTS: Array<(words: string[]) => string> = [
   (w) => w.map((x, k) => `${k + 1}) ${x}`).join(" "),
   (w) => w.join(", "),
 ];
-const seedWords = fc
-  .oneof(
-    fc
-      .constantFrom(16, 20, 24, 28, 32)
-      .chain((n) => fc.uint8Array({ minLength: n, maxLength: n }))
-      .map((entropy) => entropyToMnemonic(entropy, wordlist).split(" ")),
-    fc.shuffledSubarray([...wordlist], { minLength: 12, maxLength: 24 }),
-  )
-  .filter((words) => new Set(words).size >= 11);
+const seedWords = fc.shuffledSubarray(
+  wordlist.filter((w) => w.length <= 5),
+  { minLength: 12, maxLength: 24 },
+);
 
 export const secretSample: fc.Arbitrary<SecretSample> = fc.oneof(
   fc.tuple(seedWords, fc.constantFrom(...SEED_LAYOUTS), fc.constantFrom(...plain)).map(([words, layout, ctx]): SecretSample => {
