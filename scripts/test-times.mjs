@@ -1,7 +1,7 @@
 // `node scripts/test-times.mjs [N]`: the slowest Vitest files and Playwright
 // tests of the last `npm test` (its reporters' JSON in .tmp/test-results/),
 // N of each (20 unless given), as Markdown tables for docs/testing.md.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -17,8 +17,10 @@ const read = (file) => (existsSync(join(results, file)) ? JSON.parse(readFileSyn
 const seconds = (ms) => (ms / 1000).toFixed(1);
 
 const files = [];
-for (const run of ["sqlite", "postgresql"]) {
-  const report = read(`vitest-${run}.json`);
+const lanes = existsSync(results) ? readdirSync(results).filter((f) => /^vitest-.*\.json$/.test(f)) : [];
+for (const file of lanes) {
+  const run = file.slice("vitest-".length, -".json".length);
+  const report = read(file);
   for (const file of report?.testResults ?? []) {
     files.push({ run, name: relative(root, file.name), ms: file.endTime - file.startTime, tests: file.assertionResults.length });
   }

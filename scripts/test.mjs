@@ -3,8 +3,9 @@
 //   2. lint, format, types   (types: Next's route types generated, then tsc)
 //   3. build     the production build the integration and browser tests run against
 //                (without Next's own type check: stage 2 has just done it)
-//   4. vitest (SQLite: unit files in parallel, integration files one at a time),
-//      vitest on PostgreSQL when PG_TEST_URL is set, and playwright in Chromium
+//   4. vitest on SQLite in two processes (each: unit files in parallel,
+//      integration files one at a time), vitest on PostgreSQL when PG_TEST_URL
+//      is set, and playwright in Chromium
 // Output lines of parallel steps carry the step's tag. At the end: each step's
 // time and the number of test cases run by Vitest, Playwright and the Python
 // client's unittest suite. `npm test -- lint format` runs only the steps named;
@@ -49,13 +50,15 @@ const stages = [
   ],
   [{ name: "build", run: () => node("node_modules/next/dist/bin/next", "build"), env: { COUNTERSIGN_BUILD_TYPECHECKED: "1" } }],
   [
-    {
+    // The SQLite lane has most of the files: two processes, each with its
+    // own apps, share them (Vitest's --shard splits the files between them).
+    // PostgreSQL's files run in the other lane (vitest.config.ts).
+    ...[1, 2].map((shard) => ({
       name: "vitest",
-      tag: "sqlite",
-      // PostgreSQL's files run in the other lane (vitest.config.ts).
-      run: () => node(vitest, "run", ...vitestJson("sqlite")),
+      tag: `sqlite ${shard}/2`,
+      run: () => node(vitest, "run", `--shard=${shard}/2`, ...vitestJson(`sqlite-${shard}`)),
       env: { PG_TEST_URL: "", COUNTERSIGN_TEST_LANE: "sqlite" },
-    },
+    })),
     ...(process.env.PG_TEST_URL
       ? [
           {
@@ -137,7 +140,10 @@ function counts() {
       return null;
     }
   };
-  const vitestRuns = ["vitest-sqlite.json", "vitest-postgresql.json"].map(read).filter(Boolean);
+  const vitestRuns = readdirSync(results)
+    .filter((f) => /^vitest-.*\.json$/.test(f))
+    .map(read)
+    .filter(Boolean);
   const playwright = read("playwright.json");
   const python = read("python.json");
   return {

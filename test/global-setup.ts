@@ -42,7 +42,8 @@ export default async function setup(project: TestProject) {
     const env = {
       ...secrets,
       DATABASE_URL: db.url,
-      COUNTERSIGN_DATA_DIR: `.tmp/it-${provider}`,
+      // Per process: `npm test` runs several Vitest processes at once.
+      COUNTERSIGN_DATA_DIR: `.tmp/it-${provider}-${process.pid}`,
       AUTH_CREDENTIALS: "1",
       LOG_LEVEL: "warn",
       CALLBACK_RETRY_BASE_MS: "300",

@@ -125,6 +125,7 @@ describe("graceful shutdown on SIGTERM (sqlite)", () => {
     const orphaned = await startAppServer({
       port: await freePort(),
       env: { ...app.env, COUNTERSIGN_DATA_DIR: mkdtempSync(join(tmpdir(), "cs-orphan-")), HEAP_LIMIT_MIB: "200" },
+      viaTsx: true,
     });
     try {
       const launcher = orphaned.child.pid!;

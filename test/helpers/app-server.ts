@@ -29,8 +29,11 @@ process.once("exit", () => {
   for (const child of running) signalGroup(child, "SIGKILL");
 });
 
-/** `publicUrl`: the address users see (APP_URL/AUTH_URL), e.g. https behind a TLS proxy; the server itself listens on plain http. */
-export async function startAppServer(opts: { port: number; env: Record<string, string>; publicUrl?: string }): Promise<AppServer> {
+/**
+ * `publicUrl`: the address users see (APP_URL/AUTH_URL), e.g. https behind a TLS proxy; the server itself listens on plain http.
+ * `viaTsx`: through tsx, as `npm start` runs it (a test of the launcher's own process chain), not the bundle.
+ */
+export async function startAppServer(opts: { port: number; env: Record<string, string>; publicUrl?: string; viaTsx?: boolean }): Promise<AppServer> {
   const root = process.cwd();
   if (!existsSync(join(root, process.env.NEXT_DIST_DIR ?? ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npx next build` first (`npm test` does it before Vitest).");
@@ -49,7 +52,7 @@ export async function startAppServer(opts: { port: number; env: Record<string, s
   let out = "";
   // A process group of its own (the launcher and the server it starts), so
   // stopping it stops both, and whatever is left when the tests exit dies too.
-  const child = spawn(process.execPath, entryPointArgs("start"), {
+  const child = spawn(process.execPath, entryPointArgs("start", { viaTsx: opts.viaTsx }), {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

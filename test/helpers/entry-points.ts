@@ -13,9 +13,9 @@ export type EntryPoint = "start" | "admin";
 /** Set by test/global-setup.ts: the folder holding start.mjs and admin.mjs. */
 export const BUNDLES_ENV = "COUNTERSIGN_TEST_BUNDLES";
 
-/** Arguments to `process.execPath` that run the entry point. */
-export function entryPointArgs(name: EntryPoint): string[] {
-  const dir = process.env[BUNDLES_ENV];
+/** Arguments to `process.execPath` that run the entry point; `viaTsx` as `npm start` runs it, a tsx launcher first. */
+export function entryPointArgs(name: EntryPoint, { viaTsx = false } = {}): string[] {
+  const dir = viaTsx ? undefined : process.env[BUNDLES_ENV];
   const bundle = dir ? join(dir, `${name}.mjs`) : null;
   if (bundle && existsSync(bundle)) return ["--conditions=react-server", bundle];
   return ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", `scripts/${name}.ts`];
