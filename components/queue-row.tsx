@@ -5,7 +5,7 @@
 // revealed and flagged like on the request's page (lib/display).
 import Link from "next/link";
 import { QueueExpiry } from "@/components/queue-expiry";
-import { RevealedText } from "@/components/revealed-text";
+import { ClippedText, RevealedText } from "@/components/revealed-text";
 import { StatusBadge } from "@/components/status-badge";
 import { Ago } from "@/components/time";
 import { rowDisplay } from "@/lib/display/request-display";
@@ -39,7 +39,7 @@ export function QueueRow({ kind, row }: { kind: SectionKind; row: Row }) {
           data-testid="row-tool"
           className="break-all font-mono font-semibold text-blue-800 underline-offset-2 hover:underline"
         >
-          <RevealedText value={shown.fields.tool} />
+          <ClippedText value={shown.fields.tool} />
         </Link>
         <span className={`${badge} ${EFFECT_STYLE[row.effects] ?? EFFECT_STYLE.read}`} data-testid="row-effects">
           <span className="sr-only">Effects: </span>
@@ -48,7 +48,7 @@ export function QueueRow({ kind, row }: { kind: SectionKind; row: Row }) {
         {shown.fields.environment && (
           <span className={`${badge} border border-slate-300 bg-white text-slate-800`} data-testid="row-environment">
             <span className="sr-only">Environment: </span>
-            <RevealedText value={shown.fields.environment} />
+            <ClippedText value={shown.fields.environment} />
           </span>
         )}
         {!pending && <StatusBadge status={row.status} />}
@@ -70,17 +70,17 @@ export function QueueRow({ kind, row }: { kind: SectionKind; row: Row }) {
       </div>
       <p id={metaId} className="text-sm text-slate-700">
         <RevealedText value={shown.fields.service} /> · requested by{" "}
-        {shown.fields.requestedBy ? <RevealedText value={shown.fields.requestedBy} /> : "—"}
+        {shown.fields.requestedBy ? <ClippedText value={shown.fields.requestedBy} /> : "—"}
       </p>
       {shown.keyArgs.length > 0 && (
         <dl className="flex min-w-0 flex-wrap gap-x-4 gap-y-0.5 text-sm" aria-label="Key arguments" data-testid="row-args">
           {shown.keyArgs.map((a, i) => (
             <div key={i} className="flex min-w-0 max-w-full gap-1">
               <dt className="shrink-0 font-mono text-slate-600">
-                <RevealedText value={a.key} />:
+                <ClippedText value={a.key} />:
               </dt>
               <dd className="truncate font-mono text-slate-900">
-                <RevealedText value={a.value} />
+                <ClippedText value={a.value} />
               </dd>
             </div>
           ))}
@@ -91,7 +91,7 @@ export function QueueRow({ kind, row }: { kind: SectionKind; row: Row }) {
         <figure className="text-sm" data-testid="row-agent-says">
           <figcaption className="text-xs font-medium text-slate-600">Agent says</figcaption>
           <blockquote className="line-clamp-2 break-words border-l-2 border-amber-400 pl-2 italic text-slate-700">
-            <RevealedText value={shown.fields.summary} />
+            <ClippedText value={shown.fields.summary} />
           </blockquote>
         </figure>
       )}
@@ -131,7 +131,7 @@ export function QueueRow({ kind, row }: { kind: SectionKind; row: Row }) {
             title="This run's other calls"
             data-testid="row-run"
           >
-            <RevealedText value={shown.fields.runId} />
+            <ClippedText value={shown.fields.runId} />
           </Link>
         </span>
       </p>

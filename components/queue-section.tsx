@@ -4,7 +4,8 @@ import Link from "next/link";
 import { QueueRow, type SectionKind } from "@/components/queue-row";
 import type { QueueSection as Section } from "@/lib/queue/find-queue";
 import { groupRuns, isRunGroup } from "@/lib/queue/group-runs";
-import { RevealedText } from "@/components/revealed-text";
+import { ClippedText, RevealedText } from "@/components/revealed-text";
+import { clippedTextView, FIELD_CLIPS } from "@/lib/display/listed-request";
 import { textView } from "@/lib/display/request-display";
 
 export const runReviewHref = (service: string, runId: string) => `/runs/${encodeURIComponent(service)}/${encodeURIComponent(runId)}`;
@@ -58,7 +59,7 @@ export function QueueSection({
                   <span>
                     {item.rows.length} calls of run{" "}
                     <span className="font-mono">
-                      <RevealedText value={textView(item.runId)} />
+                      <ClippedText value={clippedTextView(item.runId, FIELD_CLIPS.runId)} />
                     </span>{" "}
                     (<RevealedText value={textView(item.service)} />)
                   </span>

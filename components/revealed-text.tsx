@@ -11,22 +11,12 @@ export function Segments({ segments }: { segments: readonly Segment[] }) {
         "t" in s ? (
           s.t
         ) : "e" in s ? (
-          <span
-            key={i}
-            className="whitespace-nowrap rounded-sm bg-rose-100 font-mono text-rose-900 outline outline-1 outline-rose-300 [word-break:normal]"
-            title={s.title}
-            data-escape=""
-          >
+          <span key={i} className="cs-escape" title={s.title} data-escape="">
             {s.e}
           </span>
         ) : (
           // A look-alike letter (a Cyrillic а in a Latin word): the letter itself, marked.
-          <mark
-            key={i}
-            className="rounded-sm bg-yellow-200 text-inherit underline decoration-red-600 decoration-wavy"
-            title={s.title}
-            data-lookalike=""
-          >
+          <mark key={i} className="cs-lookalike" title={s.title} data-lookalike="">
             {s.m}
           </mark>
         ),
@@ -36,14 +26,18 @@ export function Segments({ segments }: { segments: readonly Segment[] }) {
 }
 
 /** The per-value mark; `block` puts it on a line of its own (in the arguments tree). */
-export function Flag({ reason, block = false }: { reason: string | null; block?: boolean }) {
+export function Flag({ reason, block = false, compact = false }: { reason: string | null; block?: boolean; compact?: boolean }) {
   if (!reason) return null;
+  if (compact) {
+    // In a listing: the sign, its reason as its name and tooltip (said once, not twice, on a page of a hundred requests).
+    return (
+      <span role="img" className="cs-flag ml-1 inline-block" data-flag="" title={reason}>
+        ⚠
+      </span>
+    );
+  }
   return (
-    <span
-      className={`${block ? "mt-0.5 block w-fit" : "ml-1 inline-block"} rounded bg-red-100 px-1 font-sans text-xs font-medium text-red-800 [word-break:normal]`}
-      data-flag=""
-      title={reason}
-    >
+    <span className={`${block ? "mt-0.5 block w-fit" : "ml-1 inline-block"} cs-flag`} data-flag="" title={reason}>
       ⚠ {reason}
     </span>
   );
@@ -57,6 +51,29 @@ export function RevealedText({ value, className }: { value: { segments: readonly
         <Segments segments={value.segments} />
       </bdi>
       <Flag reason={value.flag} />
+    </>
+  );
+}
+
+/**
+ * A listed value (lib/display/listed-request): its start, revealed and
+ * isolated, "…" when the rest is on the request's page, and its flag as a sign
+ * whose reason is its tooltip.
+ */
+export function ClippedText({
+  value,
+  className,
+}: {
+  value: { segments: readonly Segment[]; flag: string | null; cut: boolean };
+  className?: string;
+}) {
+  return (
+    <>
+      <bdi dir="ltr" className={className}>
+        <Segments segments={value.segments} />
+      </bdi>
+      {value.cut && <span className="text-slate-500">…</span>}
+      <Flag reason={value.flag} compact />
     </>
   );
 }

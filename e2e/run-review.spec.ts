@@ -51,3 +51,40 @@ test("a run's requests: grouped in the queue, reviewed together, the reviewer's 
   expect((await client.getApproval(a.approval_id)).status).toBe("approved");
   await alice.context.close();
 });
+
+test("the run page shows each request's requester, summary and environment, and links to all of its arguments", async ({ browser }) => {
+  const t = tag();
+  const role = `runshow-${t}`;
+  const prefix = `e2e.runshow${t}`;
+  adminCli(["policy", "set", "--name", `e2e-runshow-${t}`, "--tool", `${prefix}.*`, "--roles", role, "--quorum", "1", "--ttl", "86400"]);
+  const { slug, client } = service();
+  const alice = await reviewer(browser, [role], "alice");
+  const runId = `run_${randomUUID()}`;
+  // Larger than the run page shows: it shows the start, and links to the request's page for the rest.
+  const args = { note: "the start of a long note ".repeat(1_000), items: Array.from({ length: 500 }, (_, i) => ({ i })) };
+  const a = await client.requestApproval({
+    run_id: runId,
+    call_id: "big",
+    tool: `${prefix}.import`,
+    arguments: args,
+    requested_by: "agent-imports@example.com",
+    summary: "Import the \u202Eorders\u202C of last week",
+    environment: "staging",
+  });
+
+  await alice.page.goto(`/runs/${slug}/${runId}`);
+  const request = alice.page.getByTestId("run-request");
+  await expect(request.getByTestId("run-requested-by")).toHaveText("agent-imports@example.com");
+  await expect(request.getByTestId("run-environment")).toHaveText("staging");
+  // The agent's summary, its direction overrides shown as escapes, flagged.
+  await expect(request.getByTestId("run-summary")).toContainText("Import the ⟨U+202E⟩orders⟨U+202C⟩ of last week");
+  await expect(request.getByTestId("run-flagged")).toContainText("summary");
+  await expect(alice.page.getByTestId("run-display-warning")).toContainText("Check carefully: 1 request of this run contains hidden");
+  await expect(request.getByTestId("run-args")).toContainText("the start of a long note");
+  const link = request.getByTestId("run-full-args");
+  await expect(link).toContainText("All arguments (");
+  await link.click();
+  await expect(alice.page).toHaveURL(new RegExp(`/approvals/${a.approval_id}$`));
+  await expect(alice.page.getByRole("heading", { level: 1 })).toContainText(`${prefix}.import`);
+  await alice.context.close();
+});

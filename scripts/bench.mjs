@@ -27,9 +27,12 @@
 //   6. the app stopped; the audit chain seeded to 100,000 events; `audit verify`
 //
 // Phase 5 also measures the decision page of a 256 KiB request (its server
-// time, its size, and the health check while three render at once;
-// scripts/bench/render.mjs). --render runs only that: app A, set-up, the
-// scenario, a table (bench/results/<date>.json under "<db>-render").
+// time, its size, and the health check while three render at once) and the
+// run page of 100 requests of ~145 KB of look-alike arguments (its server
+// time and size, the health check while eight render at once, the queue
+// filtered to the run; scripts/bench/render.mjs). --render runs only those:
+// app A, set-up, the scenarios, a table (bench/results/<date>.json under
+// "<db>-render").
 //
 // --soak runs only the soak (scripts/bench/soak.mjs): app A, set-up, N minutes
 // (default 10) of steady mixed traffic, RSS growth and peak
@@ -46,7 +49,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
 import { chromiumLaunchOptions } from "../e2e/chromium.mjs";
-import { renderBench, renderFigures } from "./bench/render.mjs";
+import { renderBench, renderFigures, runPageBench } from "./bench/render.mjs";
 import { soak, soakFigures } from "./bench/soak.mjs";
 import { notifyFigures, notifyLatencies, startPushEndpoint, startSmtpSink, vapidEnv, waitForDrain } from "./bench/notify.mjs";
 import { createTemporaryDatabase } from "./db/temporary-database.mjs";
@@ -68,6 +71,8 @@ if (!["sqlite", "postgres", "postgresql"].includes(dbArg)) fail(`--db must be sq
 const provider = dbArg === "sqlite" ? "sqlite" : "postgresql";
 
 const DIST = ".tmp/next-bench";
+/** The run-page scenario's run, as the log says it (scripts/bench/render.mjs). */
+const RUN_SCENARIO = "100 × ~145 KB";
 const tsx = join(root, "node_modules", "tsx", "dist", "cli.mjs");
 const nextBin = join(root, "node_modules", "next", "dist", "bin", "next");
 const runId = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}`;
@@ -697,6 +702,16 @@ async function main() {
     log("decision page of a 256 KiB request: server time, size, health check during 3 renders");
     return renderBench({ base, cookie, service: setup.services[0], samples: P.pageSamples });
   });
+  const runPage = await phase("run_page", async () => {
+    log(`run page of ${RUN_SCENARIO} look-alike requests: server time, size, health check during 8 renders, the queue filtered to the run`);
+    return runPageBench({
+      base,
+      cookie,
+      seedRun: (n, bytes) => runHelper(["lookalike-run", setupFile, String(n), String(bytes)], helperEnv),
+      samples: P.pageSamples,
+      log,
+    });
+  });
 
   await phase("stop_a", () => app.stop());
 
@@ -781,7 +796,7 @@ async function main() {
       target: "≤ 1.5",
       met: (v) => v <= 1.5,
     },
-    ...renderFigures(render),
+    ...renderFigures(render, runPage),
   ].map((f) => ({ ...f, met: f.value == null ? null : f.met(f.value) }));
 
   const fmt = (v, unit = "") => (v == null ? "—" : (v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2)) + unit);
@@ -838,6 +853,7 @@ async function main() {
       notify,
       queue_page: queue,
       render,
+      run_page: runPage,
       audit: { seeded, verify },
     },
   };
@@ -941,7 +957,7 @@ function writeModeResult(mode, build, figures, raw) {
   log(`wrote ${resultFile}`);
 }
 
-/** --render: only the 256 KiB decision-page scenario (scripts/bench/render.mjs). */
+/** --render: only the 256 KiB decision-page and the run-page scenarios (scripts/bench/render.mjs). */
 async function renderOnlyRun(app, helperEnv, build) {
   const setupFile = join(tmp, "setup.json");
   runHelper(["setup", setupFile], helperEnv);
@@ -949,9 +965,12 @@ async function renderOnlyRun(app, helperEnv, build) {
   const cookie = await signIn(app.baseUrl, setup.signIn.email, setup.signIn.password);
   log("decision page of a 256 KiB request: server time, size, health check during 3 renders");
   const render = await phase("render", () => renderBench({ base: app.baseUrl, cookie, service: setup.services[0], samples: P.pageSamples }));
+  log(`run page of ${RUN_SCENARIO} look-alike requests: server time, size, health check during 8 renders, the queue filtered to the run`);
+  const seedRun = (n, bytes) => runHelper(["lookalike-run", setupFile, String(n), String(bytes)], helperEnv);
+  const runPage = await phase("run_page", () => runPageBench({ base: app.baseUrl, cookie, seedRun, samples: P.pageSamples, log }));
   await app.stop();
-  const figures = renderFigures(render).map((f) => ({ ...f, met: f.value == null ? null : f.met(f.value) }));
-  writeModeResult("render", build, figures, render);
+  const figures = renderFigures(render, runPage).map((f) => ({ ...f, met: f.value == null ? null : f.met(f.value) }));
+  writeModeResult("render", build, figures, { ...render, run_page: runPage });
 }
 
 async function cleanup() {

@@ -4,6 +4,7 @@
 import { firstRender, type BranchView, type Json } from "./bounded-tree";
 import { flagReason, reveal, type RevealMode, type Segment } from "./reveal";
 import { WarningCollector, type Warnings } from "./scan-findings";
+import { clippedTextView, listedFields } from "./listed-request";
 
 export type TextView = { segments: Segment[]; flag: string | null };
 
@@ -63,23 +64,28 @@ export function requestWarnings(text: RequestText, args: unknown): Warnings {
 
 /**
  * For a queue row: the row's service-written fields and its key argument
- * values (redacted, lib/queue/key-args.ts), revealed, and whether any of them is flagged.
+ * values (redacted, lib/queue/key-args.ts), revealed, and whether any of them
+ * is flagged. Each within the budget a listed request has (lib/display/listed-request):
+ * a row costs the page the same whatever its fields hold.
  */
 export function rowDisplay(
   row: Pick<RequestText, "tool" | "service" | "environment" | "runId" | "requestedBy" | "summary"> & {
     keyArgs: ReadonlyArray<{ key: string; value: string }>;
   },
 ) {
-  const view = (s: string | null, mode: RevealMode = {}) => (s === null ? null : textView(s, mode));
+  const listed = listedFields({ ...row, callId: "" });
   const fields = {
-    tool: textView(row.tool),
+    tool: listed.tool!,
     service: textView(row.service),
-    environment: view(row.environment),
-    runId: textView(row.runId),
-    requestedBy: view(row.requestedBy),
-    summary: view(row.summary, { multiline: true }),
+    environment: listed.environment,
+    runId: listed.runId!,
+    requestedBy: listed.requestedBy,
+    summary: listed.summary,
   };
-  const keyArgs = row.keyArgs.map((a) => ({ key: textView(a.key), value: textView(a.value) }));
+  const keyArgs = row.keyArgs.map((a) => ({ key: clippedTextView(a.key, KEY_ARG_CLIPS.key), value: clippedTextView(a.value, KEY_ARG_CLIPS.value) }));
   const flags = [...Object.values(fields), ...keyArgs.flatMap((a) => [a.key, a.value])].flatMap((f) => (f?.flag ? [f.flag] : []));
   return { fields, keyArgs, flagged: flags.length > 0 };
 }
+
+/** A key argument's key and value (already at most 60 and 120 characters: lib/queue/key-args.ts), within a budget. */
+const KEY_ARG_CLIPS = { key: { codePoints: 60, weight: 400 }, value: { codePoints: 121, weight: 600 } };

@@ -117,15 +117,28 @@ export function findingsOf(s: string, mode: RevealMode = {}, lookalikes = true):
     for (let m = NEEDS_ESCAPE_ALL.exec(s); m; m = NEEDS_ESCAPE_ALL.exec(s)) {
       const ch = m[0];
       const code = ch.codePointAt(0)!;
-      if (seen.has(code) || code === 0x27e8 || code === 0x27e9) continue;
+      if (seen.has(code) || !isFinding(ch, code, mode)) continue;
       seen.add(code);
-      const isControl = code < 0x20 || (code >= 0x7f && code <= 0x9f);
-      if (isControl && (mode.json || (mode.multiline && (ch === "\n" || ch === "\t")))) continue;
       findings.push({ kind: kindOf(ch), code, name: characterName(code) });
     }
   }
   if (lookalikes) findings.push(...scriptFindings(s));
   return findings;
+}
+
+/** Whether an escaped character is a finding: not a literal bracket, nor a control character the mode shows as itself or as a JSON escape. */
+function isFinding(ch: string, code: number, mode: RevealMode): boolean {
+  if (code === 0x27e8 || code === 0x27e9) return false;
+  const isControl = code < 0x20 || (code >= 0x7f && code <= 0x9f);
+  return !(isControl && (mode.json || (mode.multiline && (ch === "\n" || ch === "\t"))));
+}
+
+/** Whether findingsOf(s, mode, false) finds anything, stopping at the first (one regex pass at most). */
+export function hasHiddenCharacters(s: string, mode: RevealMode = {}): boolean {
+  if (isPlainAscii(s) || !NEEDS_ESCAPE.test(s)) return false;
+  NEEDS_ESCAPE_ALL.lastIndex = 0;
+  for (let m = NEEDS_ESCAPE_ALL.exec(s); m; m = NEEDS_ESCAPE_ALL.exec(s)) if (isFinding(m[0], m[0].codePointAt(0)!, mode)) return true;
+  return false;
 }
 
 export function reveal(s: string, mode: RevealMode = {}): Revealed {
@@ -221,9 +234,9 @@ export function describeFinding(f: Finding): string {
   }
 }
 
-/** A short reason for a per-value flag: "mixes scripts: Latin + Cyrillic; invisible character …". */
-export function flagReason(findings: readonly Finding[]): string | null {
+/** A short reason for a per-value flag: "mixes scripts: Latin + Cyrillic; invisible character …", at most `max` findings and a count. */
+export function flagReason(findings: readonly Finding[], max = 3): string | null {
   if (findings.length === 0) return null;
   const parts = [...new Set(findings.map(describeFinding))];
-  return parts.length > 3 ? `${parts.slice(0, 3).join("; ")}; and ${parts.length - 3} more` : parts.join("; ");
+  return parts.length > max ? `${parts.slice(0, max).join("; ")}; and ${parts.length - max} more` : parts.join("; ");
 }

@@ -19,6 +19,8 @@ import { isRequester, requiredRolesOf, type RequesterFacts, type ReviewerFacts }
 export type Viewer = NonNullable<ReviewerFacts>;
 export type VisibilityFacts = RequesterFacts & { requiredRoles: string /* JSON array */ };
 export type DigestFacts = VisibilityFacts & { argsSalt: string | null; redactedArgs: string /* JSON */ };
+/** The same facts with holdsRedactedValues() answered by the database (holdsRedactedSql), or not asked (null), for pages that do not read the arguments. */
+export type DigestFactsWithoutArgs = VisibilityFacts & { argsSalt: string | null; holdsRedacted: boolean | null };
 
 /** The columns visibleTo() and digestVisibleTo() read, for Prisma selects. */
 export const VIEWER_SELECT = {
@@ -47,23 +49,43 @@ export function visibleTo(viewer: Viewer | null, approval: VisibilityFacts): boo
   return holdsRequiredRole(viewer, approval) || isRequester(approval, viewer);
 }
 
-// The redactor's tag, "[redacted:<rule>]", anywhere in the stored arguments (keys or values).
-const REDACTION_TAG = /\[redacted:[^\]"\\]*\]/;
+/**
+ * The start of the redactor's tag, "[redacted:<rule>]", anywhere in the
+ * stored arguments (keys or values). A value that only spells the start
+ * counts too: the digest is then hidden from more people, never shown to
+ * more. A plain substring, so pages that list many requests test it in SQL
+ * without reading the arguments (holdsRedactedSql in visibility-sql.ts).
+ */
+export const REDACTION_TAG_START = "[redacted:";
 
 /** True when the stored (redacted) arguments hold at least one redacted value. */
 export function holdsRedactedValues(redactedArgs: string): boolean {
-  return REDACTION_TAG.test(redactedArgs);
+  return redactedArgs.includes(REDACTION_TAG_START);
 }
 
 /**
  * May `viewer`, who can see the request, also see its digest? Decided on the
  * request's roles, not its status: a decided request's digest is as guessable.
+ * `holdsRedacted` (for pages that do not read the arguments): what
+ * holdsRedactedValues() says, asked of the database only where
+ * digestDependsOnArgs(); null, where it was not asked, counts as holding them.
  */
-export function digestVisibleTo(viewer: Viewer | null, approval: DigestFacts): boolean {
+export function digestVisibleTo(viewer: Viewer | null, approval: DigestFacts | DigestFactsWithoutArgs): boolean {
   if (!visibleTo(viewer, approval)) return false;
-  if (approval.argsSalt !== null || !holdsRedactedValues(approval.redactedArgs)) return true;
-  if (can({ roles: rolesOf(viewer!) }, "requests:view-any-digest")) return true;
-  return holdsRequiredRole(viewer!, approval) && !isRequester(approval, viewer!);
+  if (!digestDependsOnArgs(viewer, approval)) return true;
+  return !("redactedArgs" in approval ? holdsRedactedValues(approval.redactedArgs) : (approval.holdsRedacted ?? true));
+}
+
+/**
+ * Whether digestVisibleTo() turns on what the arguments hold: only for an
+ * unsalted request, and a viewer who sees it but may not decide it (its
+ * requester, an auditor) and is not an admin. Everyone else who sees the
+ * request sees its digest, whatever its arguments hold.
+ */
+export function digestDependsOnArgs(viewer: Viewer | null, approval: VisibilityFacts & { argsSalt: string | null }): boolean {
+  if (!viewer || !visibleTo(viewer, approval) || approval.argsSalt !== null) return false;
+  if (can({ roles: rolesOf(viewer) }, "requests:view-any-digest")) return false;
+  return !(holdsRequiredRole(viewer, approval) && !isRequester(approval, viewer));
 }
 
 /** The viewer's facts as visibleTo() needs them, read now (role changes count at once). */

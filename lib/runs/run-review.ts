@@ -5,7 +5,7 @@
 // theirs to decide, so a request that arrived since is never decided unseen.
 import "server-only";
 import { z } from "zod";
-import { db } from "../db/client";
+import { db, Prisma } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
 import { AppError, issuesOf } from "../errors";
@@ -13,16 +13,28 @@ import { newId } from "../ids";
 import { emitLocalChange } from "../approvals/changes";
 import { effectiveStatus } from "../approvals/present";
 import { idSchema } from "../approvals/schemas";
+import { ARGS_PREVIEW_CHARS } from "../display/listed-request";
+import { loadPolicies } from "../policies/load-policies";
+import { rulesOfRequest } from "../reviews/authority";
 import { eligibility } from "../reviews/eligibility";
 import { optionalReasonSchema, recordVoteInTx, type ReviewOutcome } from "../reviews/record-review";
-import { digestVisibleTo, loadViewer, visibleTo } from "../reviews/visibility";
+import { digestDependsOnArgs, digestVisibleTo, loadViewer, visibleTo } from "../reviews/visibility";
+import { holdsRedactedSql } from "../reviews/visibility-sql";
 
 /** Most requests one run page shows and one batch decides. */
 export const MAX_RUN_REQUESTS = 100;
 
 const STATUS_ORDER = (status: string) => (status === "pending" ? 0 : 1);
 
-/** The run's requests this viewer may see (pending first, then oldest first), or null when they see none. */
+/**
+ * The run's requests this viewer may see (pending first, then oldest first),
+ * or null when they see none. Bounded (docs/security.md): each request's
+ * arguments are only the start of their stored text (`argsHead`, at most
+ * ARGS_PREVIEW_CHARS characters) and its size; whether they hold redacted
+ * values (for the digest rule) is asked of the database, and only where the
+ * rule turns on it. Whether the viewer may decide each one follows the
+ * policy as it is now, as the vote itself does (lib/reviews/authority.ts).
+ */
 export async function findRunReview(viewerId: string, serviceSlug: string, runId: string) {
   const viewer = await loadViewer(viewerId);
   if (!viewer) return null;
@@ -30,23 +42,71 @@ export async function findRunReview(viewerId: string, serviceSlug: string, runId
     where: { runId, service: { slug: serviceSlug } },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     take: MAX_RUN_REQUESTS + 1,
-    include: { reviews: { select: { reviewerId: true } } },
+    select: {
+      id: true,
+      tool: true,
+      callId: true,
+      effects: true,
+      environment: true,
+      requestedBy: true,
+      requesterKey: true,
+      summary: true,
+      status: true,
+      expiresAt: true,
+      createdAt: true,
+      argsDigest: true,
+      argsSalt: true,
+      requiredRoles: true,
+      approveCount: true,
+      quorum: true,
+      minReviewSeconds: true,
+      requireFullView: true,
+      requirePasskey: true,
+      escalatedAt: true,
+      service: { select: { slug: true } },
+      reviews: { select: { reviewerId: true } },
+    },
   });
+  const seen = rows.slice(0, MAX_RUN_REQUESTS).filter((a) => visibleTo(viewer, a));
+  if (seen.length === 0) return null;
+  // The start of each request's stored arguments (one character more than is read, to tell whether that is all),
+  // and their size in bytes (from the row's header: the text is not read for it).
+  const heads = await db().$queryRaw<Array<{ id: string; head: string; bytes: number | bigint }>>`
+    SELECT a.id, SUBSTR(a.redacted_args, 1, ${Prisma.raw(String(ARGS_PREVIEW_CHARS + 1))}) AS head, OCTET_LENGTH(a.redacted_args) AS bytes
+    FROM approvals a WHERE a.id IN (${Prisma.join(seen.map((a) => a.id))})`;
+  const headOf = new Map(heads.map((h) => [h.id, h]));
+  // Whether they hold redacted values, asked (a scan of the whole text) only where the digest rule turns on it.
+  const asked = seen.filter((a) => digestDependsOnArgs(viewer, a)).map((a) => a.id);
+  const holds = asked.length
+    ? new Map(
+        (
+          await db().$queryRaw<Array<{ id: string; holds: number | bigint }>>`
+            SELECT a.id, ${holdsRedactedSql()} AS holds FROM approvals a WHERE a.id IN (${Prisma.join(asked)})`
+        ).map((h) => [h.id, Number(h.holds) === 1]),
+      )
+    : new Map<string, boolean>();
+  const policies = await loadPolicies(db());
   const now = new Date();
-  const visible = rows
-    .slice(0, MAX_RUN_REQUESTS)
-    .filter((a) => visibleTo(viewer, a))
+  const visible = seen
     .map((a) => {
-      const verdict = eligibility(a, viewer, a.reviews, now);
+      const h = headOf.get(a.id);
+      const head = Array.from(h?.head ?? "");
+      const verdict = eligibility(a, viewer, a.reviews, now, rulesOfRequest(policies, a).roles);
       return {
         id: a.id,
         tool: a.tool,
         callId: a.callId,
         effects: a.effects,
+        environment: a.environment,
+        requestedBy: a.requestedBy,
+        summary: a.summary,
         status: effectiveStatus(a, now),
         createdAt: a.createdAt,
-        argsDigest: digestVisibleTo(viewer, a) ? a.argsDigest : null,
-        redactedArgs: JSON.parse(a.redactedArgs) as unknown,
+        argsDigest: digestVisibleTo(viewer, { ...a, holdsRedacted: holds.get(a.id) ?? null }) ? a.argsDigest : null,
+        /** The start of the stored (redacted) arguments' JSON text (ARGS_PREVIEW_CHARS characters), whether it is all of it, and the whole text's size in bytes. */
+        argsHead: head.slice(0, ARGS_PREVIEW_CHARS).join(""),
+        argsComplete: h !== undefined && head.length <= ARGS_PREVIEW_CHARS,
+        argsBytes: Number(h?.bytes ?? 0),
         approvals: a.approveCount,
         quorum: a.quorum,
         canDecide: verdict.ok,
@@ -54,7 +114,6 @@ export async function findRunReview(viewerId: string, serviceSlug: string, runId
       };
     })
     .sort((x, y) => STATUS_ORDER(x.status) - STATUS_ORDER(y.status));
-  if (visible.length === 0) return null;
   return { service: serviceSlug, runId, requests: visible, truncated: rows.length > MAX_RUN_REQUESTS };
 }
 

@@ -14,6 +14,10 @@
 //   queue-seed <total> [--reset]     → pending requests added until <total> are pending
 //                                      (--reset first cancels every pending one)
 //   seed-audit <total>               → audit events appended until the chain holds <total>
+//   lookalike-run <setup> <n> <bytes>
+//                                    → stdout: one run of n pending requests of about <bytes>
+//                                      bytes of look-alike arguments each (traffic.ts), ingested
+//                                      one by one, with look-alike requested_by, summary and environment
 //   verify-audit                     → stdout: verifyChain() result and its duration
 //   push-subscribe <email> <endpoint> <p256dh> <auth>
 //                                    → the user's browser subscribed to Web Push (the row a
@@ -37,7 +41,7 @@ import { verifyChain } from "@/lib/audit/verify-chain";
 import { approveStanding, proposeStanding } from "@/lib/standing/standing-approvals";
 import { signWebhookHeaders, unixNow } from "@countersign/client";
 import { queueSeed, seedAudit } from "./bulk-seed";
-import { SERVICES, realisticEvent } from "./traffic";
+import { SERVICES, lookalikeArguments, lookalikeText, realisticEvent } from "./traffic";
 
 type Setup = {
   services: Array<{ slug: string; webhook_secret: string; api_token: string }>;
@@ -197,6 +201,36 @@ async function autoApproved(setupPath: string, n: number, out: string) {
   writeFileSync(out, JSON.stringify(reqs));
 }
 
+/** The run-page scenario (render.mjs): one run of n large look-alike requests, each through ingestApproval. */
+async function lookalikeRun(setupPath: string, n: number, bytes: number) {
+  const { services } = readSetup(setupPath);
+  const svc = services[0]!;
+  const auth = (await findServiceForWebhook(db(), svc.slug))!;
+  const runId = `run_${randomUUID()}`;
+  const ids: string[] = [];
+  let argBytes = 0;
+  for (let i = 0; i < n; i++) {
+    const args = lookalikeArguments(bytes);
+    argBytes += Buffer.byteLength(JSON.stringify(args));
+    const event = approvalRequestedSchema.parse({
+      type: "approval.requested",
+      data: {
+        run_id: runId,
+        call_id: `call_${i}`,
+        tool: "docs.publish",
+        effects: "write",
+        arguments: args,
+        // A look-alike requester (Cyrillic о), summary and environment: escaped and marked like the arguments.
+        requested_by: "agent-dоcs@bench.example",
+        summary: lookalikeText(400),
+        environment: "prоduction",
+      },
+    });
+    ids.push((await ingestApproval(auth, `msg_bench_${randomUUID()}`, event)).body.approval_id);
+  }
+  process.stdout.write(JSON.stringify({ service: svc.slug, run_id: runId, ids, mean_arg_bytes: Math.round(argBytes / n) }) + "\n");
+}
+
 async function verifyAudit() {
   const t0 = performance.now();
   const r = await verifyChain();
@@ -230,6 +264,8 @@ async function main() {
       return queueSeed(Number(a[0]), a.includes("--reset"));
     case "seed-audit":
       return seedAudit(Number(a[0]));
+    case "lookalike-run":
+      return lookalikeRun(a[0]!, Number(a[1]), Number(a[2]));
     case "verify-audit":
       return verifyAudit();
     case "push-subscribe":

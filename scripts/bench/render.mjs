@@ -5,6 +5,15 @@
 // read) and size, and the health check's latency while three such pages
 // render at once. Figures, not test assertions: wall-clock time on a shared
 // machine is noise for a test.
+//
+// Then the run page (docs/revisions.md): one run of 100 requests of about
+// 145 KB of look-alike arguments each (Cyrillic letters in Latin words,
+// zero-width characters, direction overrides and isolates; look-alike
+// requested_by, summary and environment too), seeded through
+// scripts/bench/helper.ts (lookalike-run), against a run of 100 requests of
+// about 1 KB of the same text: the run page's server time and size, the
+// health check while 8 such run pages render at once, and the queue page
+// filtered to each run (25 of its requests shown).
 import { createHmac, randomUUID } from "node:crypto";
 
 const round1 = (x) => (x == null ? null : Math.round(x * 10) / 10);
@@ -29,27 +38,30 @@ async function requestApproval(base, service, data) {
   return { id: (await res.json()).approval_id, bodyBytes: Buffer.byteLength(body) };
 }
 
-async function pageOnce(base, cookie, id) {
+/** One GET of a page (a request's page by default), body read; `check` says whether the body is the page meant. */
+async function pageOnce(base, cookie, id, path = `/approvals/${id}`, check = () => true) {
   const t0 = performance.now();
-  const res = await fetch(`${base}/approvals/${id}`, { headers: { cookie: cookie.header }, redirect: "manual" });
-  const bytes = (await res.arrayBuffer()).byteLength;
-  if (res.status !== 200) throw new Error(`render bench: GET /approvals/${id} answered ${res.status}`);
-  return { ms: performance.now() - t0, bytes };
+  const res = await fetch(`${base}${path}`, { headers: { cookie: cookie.header }, redirect: "manual" });
+  const body = await res.text();
+  const ms = performance.now() - t0;
+  if (res.status !== 200) throw new Error(`render bench: GET ${path} answered ${res.status}`);
+  if (!check(body)) throw new Error(`render bench: GET ${path} is not the page expected`);
+  return { ms, bytes: Buffer.byteLength(body) };
 }
 
-async function pageTimes(base, cookie, id, samples) {
-  for (let i = 0; i < 2; i++) await pageOnce(base, cookie, id); // warm-up
+async function pageTimes(base, cookie, id, samples, path, check) {
+  for (let i = 0; i < 2; i++) await pageOnce(base, cookie, id, path, check); // warm-up
   const runs = [];
-  for (let i = 0; i < samples; i++) runs.push(await pageOnce(base, cookie, id));
+  for (let i = 0; i < samples; i++) runs.push(await pageOnce(base, cookie, id, path, check));
   const ms = runs.map((r) => r.ms);
   return { samples, median: round1(quantile(ms, 0.5)), p95: round1(quantile(ms, 0.95)), max: round1(Math.max(...ms)), bytes: runs[0].bytes };
 }
 
-/** Three renders at once; the health check polled one request at a time until they are done. */
-async function healthDuringRenders(base, cookie, id) {
+/** `n` renders at once (three by default); the health check polled one request at a time until they are done. */
+async function healthDuringRenders(base, cookie, id, n = 3, path, check) {
   const t0 = performance.now();
   let done = false;
-  const pages = Promise.all([0, 1, 2].map(() => pageOnce(base, cookie, id))).finally(() => (done = true));
+  const pages = Promise.allSettled(Array.from({ length: n }, () => pageOnce(base, cookie, id, path, check))).finally(() => (done = true));
   const health = [];
   while (!done || health.length === 0) {
     const h0 = performance.now();
@@ -57,12 +69,16 @@ async function healthDuringRenders(base, cookie, id) {
     await r.arrayBuffer();
     health.push(performance.now() - h0);
   }
-  await pages;
+  const failed = (await pages).filter((p) => p.status === "rejected");
   return {
     wall_ms: round1(performance.now() - t0),
     health_samples: health.length,
     health_max_ms: round1(Math.max(...health)),
     health_p50_ms: round1(quantile(health, 0.5)),
+    // A page that failed (the app closed the connection, or answered something else) is said, not hidden.
+    ...(failed.length
+      ? { error: `${failed.length} of ${n} pages failed: ${String(failed[0].reason?.cause?.message ?? failed[0].reason?.message)}` }
+      : {}),
   };
 }
 
@@ -84,8 +100,52 @@ export async function renderBench({ base, cookie, service, samples }) {
   return { webhook_body_bytes: big.bodyBytes, big: bigPage, small: smallPage, concurrent };
 }
 
-/** The scenario's rows for the bench table. */
-export function renderFigures(r) {
+/** Requests per run in the run-page scenario (the most one run page shows). */
+const RUN_REQUESTS = 100;
+
+/**
+ * The run-page scenario. `seedRun(n, bytes)` makes one run of n look-alike
+ * requests through scripts/bench/helper.ts and returns { service, run_id, ids, mean_arg_bytes }.
+ * @param {{ base: string, cookie: { header: string }, seedRun: (n: number, bytes: number) => { service: string, run_id: string, ids: string[], mean_arg_bytes: number }, samples: number, log?: (m: string) => void }} o
+ */
+export async function runPageBench({ base, cookie, seedRun, samples, log }) {
+  const big = seedRun(RUN_REQUESTS, 145_000);
+  const small = seedRun(RUN_REQUESTS, 1_000);
+  const runPath = (r) => `/runs/${encodeURIComponent(r.service)}/${encodeURIComponent(r.run_id)}`;
+  const queuePath = (r) => `/approvals?${new URLSearchParams({ service: r.service, run: r.run_id })}`;
+  // The page meant: every request of the run listed (run page), a page of them (queue).
+  const lists = (n) => (html) => (html.match(/data-testid="run-request"/g) ?? []).length === n;
+  const queued = (r) => (html) => html.includes("Needs your review") && r.ids.some((id) => html.includes(id));
+  const step = async (name, fn) => {
+    const r = await fn();
+    log?.(`run page scenario: ${name}: ${JSON.stringify(r)}`);
+    return r;
+  };
+  const bigRun = await step("run page, large", () => pageTimes(base, cookie, null, samples, runPath(big), lists(RUN_REQUESTS)));
+  const smallRun = await step("run page, small", () => pageTimes(base, cookie, null, samples, runPath(small), lists(RUN_REQUESTS)));
+  const bigQueue = await step("queue, large", () => pageTimes(base, cookie, null, samples, queuePath(big), queued(big)));
+  const smallQueue = await step("queue, small", () => pageTimes(base, cookie, null, samples, queuePath(small), queued(small)));
+  // Last: before the bound, eight of these at once could take the app down.
+  const concurrent = await step("8 at once", () =>
+    healthDuringRenders(base, cookie, null, 8, runPath(big), lists(RUN_REQUESTS)).catch((e) => ({
+      // The health check itself failed: the app is down.
+      error: `the health check failed: ${String(e?.cause?.message ?? e?.message ?? e)}`,
+      health_max_ms: null,
+    })),
+  );
+  return {
+    requests: RUN_REQUESTS,
+    mean_arg_bytes: { big: big.mean_arg_bytes, small: small.mean_arg_bytes },
+    run: { big: bigRun, small: smallRun },
+    concurrent,
+    queue: { big: bigQueue, small: smallQueue },
+  };
+}
+
+const kib = (bytes) => Math.round((bytes / 1024) * 100) / 100;
+
+/** The scenario's rows for the bench table (the run page's when it ran). */
+export function renderFigures(r, run) {
   return [
     {
       key: "render_256k_page_ms",
@@ -109,10 +169,57 @@ export function renderFigures(r) {
       key: "render_health_max_ms",
       figure: "Health check, slowest answer while 3 such pages render at once",
       value: r.concurrent.health_max_ms,
-      detail: `${r.concurrent.health_samples} checks, p50 ${r.concurrent.health_p50_ms} ms; the 3 pages took ${r.concurrent.wall_ms} ms`,
+      detail: `${r.concurrent.health_samples} checks, p50 ${r.concurrent.health_p50_ms} ms; the 3 pages took ${r.concurrent.wall_ms} ms${r.concurrent.error ? `; ${r.concurrent.error}` : ""}`,
       unit: " ms",
       target: "< 1,000 ms",
       met: (v) => v < 1000,
+    },
+    ...(run ? runPageFigures(run) : []),
+  ];
+}
+
+function runPageFigures(r) {
+  const args = `${r.requests} requests of ${r.mean_arg_bytes.big.toLocaleString("en-US")} B of look-alike arguments`;
+  const small = `${r.mean_arg_bytes.small.toLocaleString("en-US")} B`;
+  return [
+    {
+      key: "run_page_ms",
+      figure: `Run page of ${args}, server time median (${r.run.big.samples} sequential)`,
+      value: r.run.big.median,
+      detail: `p95 ${r.run.big.p95} ms, max ${r.run.big.max} ms; a run of ${small} requests ${r.run.small.median} ms (ratio ${(r.run.big.median / r.run.small.median).toFixed(2)})`,
+      unit: " ms",
+      target: "< 100 ms",
+      met: (v) => v < 100,
+    },
+    {
+      key: "run_page_bytes",
+      figure: "Run page size, same run",
+      value: kib(r.run.big.bytes),
+      detail: `${r.run.big.bytes.toLocaleString("en-US")} B (a run of ${small} requests: ${r.run.small.bytes.toLocaleString("en-US")} B)`,
+      unit: " KiB",
+      target: "< 1,024 KiB",
+      met: (v) => v < 1024,
+    },
+    {
+      key: "run_page_health_max_ms",
+      figure: "Health check, slowest answer while 8 such run pages render at once",
+      value: r.concurrent.health_max_ms,
+      detail:
+        r.concurrent.health_max_ms == null
+          ? r.concurrent.error
+          : `${r.concurrent.health_samples} checks, p50 ${r.concurrent.health_p50_ms} ms; the 8 pages took ${r.concurrent.wall_ms} ms${r.concurrent.error ? `; ${r.concurrent.error}` : ""}`,
+      unit: " ms",
+      target: "< 100 ms",
+      met: (v) => v < 100,
+    },
+    {
+      key: "run_queue_ms",
+      figure: `Queue page filtered to that run, server time median (${r.queue.big.samples} sequential)`,
+      value: r.queue.big.median,
+      detail: `p95 ${r.queue.big.p95} ms; ${kib(r.queue.big.bytes)} KiB; filtered to the run of ${small} requests ${r.queue.small.median} ms, ${kib(r.queue.small.bytes)} KiB`,
+      unit: " ms",
+      target: "< 100 ms",
+      met: (v) => v < 100,
     },
   ];
 }

@@ -98,3 +98,48 @@ export function realisticEvent(slug: string) {
     },
   };
 }
+
+// Look-alike text (the run-page scenario, scripts/bench/render.mjs): words
+// whose letters are partly Cyrillic look-alikes of Latin ones, with zero-width
+// characters inside words and runs wrapped in direction overrides and
+// isolates, so every value is flagged and escaped when it is shown.
+const CYRILLIC_LOOKALIKE: Record<string, string> = { a: "а", c: "с", e: "е", i: "і", o: "о", p: "р", x: "х", y: "у" };
+const HIDDEN = ["\u200B", "\u200C", "\u200D", "\u2060", "\uFEFF"];
+
+function lookalikeWord(): string {
+  let w = pick(WORDS);
+  if (randomInt(3) > 0) w = w.replace(/[aceiopxy]/, (ch) => CYRILLIC_LOOKALIKE[ch]!);
+  if (randomInt(5) === 0) {
+    const at = randomInt(1, Math.max(w.length, 2));
+    w = w.slice(0, at) + pick(HIDDEN) + w.slice(at);
+  }
+  return w;
+}
+
+/** About `chars` characters of look-alike prose with hidden and direction-changing characters. */
+export function lookalikeText(chars: number): string {
+  let s = "";
+  while (s.length < chars) {
+    const r = randomInt(20);
+    if (r === 0) s += `\u202E${lookalikeWord()} ${lookalikeWord()}\u202C `;
+    else if (r === 1) s += `\u2067${lookalikeWord()}\u2069 `;
+    else s += `${lookalikeWord()} `;
+  }
+  return s.slice(0, chars);
+}
+
+/**
+ * Arguments of about `bytes` bytes of JSON (UTF-8): records with a look-alike
+ * label and memo each, then one long look-alike note that pads to the size.
+ */
+export function lookalikeArguments(bytes: number): Record<string, unknown> {
+  const args: Record<string, unknown> = { title: lookalikeText(60), records: [] as unknown[] };
+  const records = args.records as unknown[];
+  const size = () => Buffer.byteLength(JSON.stringify(args));
+  for (let i = 0; size() < bytes * 0.8 && i < 10_000; i++)
+    records.push({ id: i, label: lookalikeText(40), memo: lookalikeText(randomInt(200, 1200)) });
+  const left = bytes - size() - 12;
+  // Each look-alike character is two UTF-8 bytes, a hidden one three: about 1.3 bytes a character.
+  if (left > 0) args.note = lookalikeText(Math.floor(left / 1.3));
+  return args;
+}

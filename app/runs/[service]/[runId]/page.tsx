@@ -1,16 +1,13 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AppHeader } from "@/components/app-header";
-import { DisplayWarning } from "@/components/display-warning";
-import { JsonTree } from "@/components/json-tree";
 import { RevealedText } from "@/components/revealed-text";
+import { RunRequest } from "@/components/run-request";
 import { RunBatchForm } from "@/components/run-batch-form";
-import { StatusBadge } from "@/components/status-badge";
-import { Ago } from "@/components/time";
 import { signOutAction } from "@/app/actions/auth";
 import { requireUserPage } from "@/lib/auth/guards";
-import { requestDisplay, textView } from "@/lib/display/request-display";
+import { listedRequestDisplays } from "@/lib/display/listed-request";
+import { textView } from "@/lib/display/request-display";
 import { findRunReview } from "@/lib/runs/run-review";
 import { reviewRunAction } from "./actions";
 
@@ -20,6 +17,23 @@ type Params = { params: Promise<{ service: string; runId: string }> };
 
 export const metadata: Metadata = { title: "Run" };
 
+/** The requests in slices of ten, each rendered on its own turn of the event loop (RunRequestSlice). */
+const slices = <T,>(xs: readonly T[]): T[][] => Array.from({ length: Math.ceil(xs.length / 10) }, (_, i) => xs.slice(i * 10, i * 10 + 10));
+
+/**
+ * Ten requests of the page. Async, and waiting one turn of the event loop
+ * first: a page of a hundred is rendered in ten short stretches, and other
+ * requests (another page, the health check) are answered in between.
+ */
+async function RunRequestSlice({ requests }: { requests: Array<React.ComponentProps<typeof RunRequest>> }) {
+  await new Promise((resolve) => setImmediate(resolve));
+  return requests.map((p) => (
+    <li key={p.request.id}>
+      <RunRequest {...p} />
+    </li>
+  ));
+}
+
 export default async function RunPage({ params }: Params) {
   const { service, runId } = await params;
   const user = await requireUserPage();
@@ -28,6 +42,15 @@ export default async function RunPage({ params }: Params) {
   if (!run) notFound();
   const mine = run.requests.filter((r) => r.canDecide);
   const excluded = run.requests.filter((r) => r.status === "pending" && !r.canDecide);
+  // Bounded (docs/security.md): each request's fields and arguments are shown in part, within a fixed budget.
+  const displays = await listedRequestDisplays(
+    run.requests.map((r) => ({
+      text: { tool: r.tool, environment: r.environment, runId: run.runId, callId: r.callId, requestedBy: r.requestedBy, summary: r.summary },
+      args: { head: r.argsHead, complete: r.argsComplete },
+    })),
+  );
+  const shown = new Map(run.requests.map((r, i) => [r.id, displays[i]!]));
+  const flagged = run.requests.filter((r) => shown.get(r.id)!.flagged.length > 0).length;
 
   return (
     <>
@@ -42,6 +65,19 @@ export default async function RunPage({ params }: Params) {
             {run.truncated ? " (the run has more than are shown)" : ""}
           </p>
         </div>
+        {flagged > 0 && (
+          <section role="alert" className="rounded border-2 border-red-700 bg-red-50 p-4 text-red-950" data-testid="run-display-warning">
+            <h2 className="font-semibold">
+              Check carefully: {flagged === 1 ? "1 request of this run contains" : `${flagged} requests of this run contain`} hidden,
+              direction-changing or look-alike characters
+            </h2>
+            <p className="mt-1 text-sm">
+              Each is marked below. They are shown as escapes such as <span className="font-mono">⟨U+202E⟩</span> and marked with ⚠. What runs is the
+              text with these characters, not what it seems to say. Only the start of each request is shown here: open a request to see all of it,
+              with every finding listed.
+            </p>
+          </section>
+        )}
         {/* Rendered even when nothing is left to decide, so the result of a batch stays on screen after it. */}
         <RunBatchForm
           service={run.service}
@@ -57,42 +93,9 @@ export default async function RunPage({ params }: Params) {
           </p>
         )}
         <ul className="flex flex-col gap-3">
-          {run.requests.map((r) => {
-            const shown = requestDisplay(
-              { tool: r.tool, service: run.service, environment: null, runId: run.runId, callId: r.callId, requestedBy: null, summary: null },
-              r.redactedArgs,
-            );
-            return (
-              <li key={r.id}>
-                <article
-                  className="flex flex-col gap-2 rounded border border-slate-200 bg-white p-4"
-                  data-approval-id={r.id}
-                  data-testid="run-request"
-                >
-                  <div className="flex flex-wrap items-center gap-2">
-                    <Link href={`/approvals/${r.id}`} className="break-all font-mono font-semibold underline">
-                      <RevealedText value={shown.fields.tool ?? textView(r.tool)} />
-                    </Link>
-                    <StatusBadge status={r.status} small />
-                    {r.effects === "destructive" && <span className="rounded bg-red-700 px-2 py-0.5 text-xs text-white">destructive</span>}
-                    <span className="text-xs text-slate-600">
-                      call <RevealedText value={textView(r.callId)} /> · <Ago at={r.createdAt.toISOString()} /> · {r.approvals} of {r.quorum}
-                    </span>
-                  </div>
-                  <DisplayWarning warnings={shown.warnings} />
-                  <p className="break-all font-mono text-xs" data-testid="run-digest">
-                    {r.argsDigest ?? "digest hidden (redacted values, unsalted)"}
-                  </p>
-                  <JsonTree approvalId={r.id} root={shown.args} />
-                  {r.status === "pending" && !r.canDecide && (
-                    <p className="text-sm text-amber-900" data-testid="run-excluded-reason">
-                      Not in the batch: {r.whyNot}
-                    </p>
-                  )}
-                </article>
-              </li>
-            );
-          })}
+          {slices(run.requests).map((slice, i) => (
+            <RunRequestSlice key={i} requests={slice.map((r) => ({ request: r, shown: shown.get(r.id)! }))} />
+          ))}
         </ul>
       </main>
     </>

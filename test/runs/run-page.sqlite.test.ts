@@ -1,0 +1,3 @@
+import { runPageSuite } from "./run-page.suite";
+
+runPageSuite("sqlite");
