@@ -32,8 +32,14 @@ const CONFUSABLES: Record<string, string[]> = {
 
 const fullWidth = (ch: string) => (ch >= "!" && ch <= "~" ? String.fromCharCode(ch.charCodeAt(0) + 0xfee0) : ch);
 
+// Arbitraries are built once and reused: building them (a regex parsed into
+// generators, a oneof per character) cost more than generating from them.
+const spellings = new Map<string, fc.Arbitrary<string>>();
+
 /** One character of the address, as case, full width or a confusable may spell it. */
 function spellChar(ch: string): fc.Arbitrary<string> {
+  const made = spellings.get(ch);
+  if (made) return made;
   const options: Array<fc.Arbitrary<string>> = [
     fc.constant(ch),
     fc.constant(ch.toUpperCase()),
@@ -41,11 +47,17 @@ function spellChar(ch: string): fc.Arbitrary<string> {
     fc.constant(fullWidth(ch.toUpperCase())),
   ];
   for (const c of [...(CONFUSABLES[ch] ?? []), ...(CONFUSABLES[ch.toUpperCase()] ?? [])]) options.push(fc.constant(c));
-  return fc.oneof(...options);
+  const spelled = fc.oneof(...options);
+  spellings.set(ch, spelled);
+  return spelled;
 }
 
 const spell = (text: string) => fc.tuple(...[...text].map(spellChar)).map((cs) => cs.join(""));
 const spaces = fc.constantFrom("", " ", "  ", "\u00a0", "\u3000");
+const plusTag = fc.option(fc.stringMatching(/^[a-z0-9.-]{0,8}$/), { nil: undefined });
+const mailto = fc.option(fc.constantFrom("mailto:", "MAILTO:", "MailTo:"), { nil: undefined });
+const display = fc.option(fc.constantFrom("Ana", '"Ana Example"', "Review Bot", '"Smith, Ana"', ""), { nil: undefined });
+const form = fc.constantFrom("NFC", "NFD", "NFKC", "NFKD", "none");
 
 /** Spellings of `email` (a plain lower-case address) that must all be the same requester. */
 export function requesterVariant(email: string): fc.Arbitrary<string> {
@@ -54,14 +66,13 @@ export function requesterVariant(email: string): fc.Arbitrary<string> {
   const address = fc
     .record({
       local: spell(local),
-      tag: fc.option(fc.stringMatching(/^[a-z0-9.-]{0,8}$/), { nil: undefined }),
+      tag: plusTag,
       domain: spell(domain),
       trailingDot: fc.boolean(),
-      mailto: fc.option(fc.constantFrom("mailto:", "MAILTO:", "MailTo:"), { nil: undefined }),
+      mailto,
     })
     .map((p) => `${p.mailto ?? ""}${p.local}${p.tag === undefined ? "" : `+${p.tag}`}@${p.domain}${p.trailingDot ? "." : ""}`);
-  const display = fc.option(fc.constantFrom("Ana", '"Ana Example"', "Review Bot", '"Smith, Ana"', ""), { nil: undefined });
-  return fc.record({ address, display, before: spaces, after: spaces, form: fc.constantFrom("NFC", "NFD", "NFKC", "NFKD", "none") }).map((v) => {
+  return fc.record({ address, display, before: spaces, after: spaces, form }).map((v) => {
     const named = v.display === undefined ? v.address : `${v.display} <${v.address}>`;
     const spelled = `${v.before}${named}${v.after}`;
     return v.form === "none" ? spelled : spelled.normalize(v.form);
