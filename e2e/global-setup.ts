@@ -6,18 +6,9 @@
 // the hundred-odd users, services and policies the tests make (3–3.7 s each
 // as a process, milliseconds in the worker). Dependencies stay in node_modules.
 import { build } from "esbuild";
+import { NODE_BUNDLE } from "../test/helpers/entry-points";
 import { E2E } from "./config";
 
 export default async function globalSetup(): Promise<void> {
-  await build({
-    entryPoints: ["scripts/admin/run.ts"],
-    outfile: E2E.adminCliBundle,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    conditions: ["react-server"],
-    logLevel: "warning",
-  });
+  await build({ ...NODE_BUNDLE, entryPoints: ["scripts/admin/run.ts"], outfile: E2E.adminCliBundle });
 }

@@ -30,7 +30,7 @@ export function crashSafetySuite(provider: Provider, enabled = true) {
       for (let round = 0; round < 20; round++) {
         const ids: string[] = [];
         for (let i = 0; i < 10; i++) ids.push((await f.makeApproval(service, { tool: i % 3 ? "crash.pay" : "mail.send" })).approval_id);
-        const worker = await startWorker("test/helpers/review-worker.ts", { DATABASE_URL: ctx.url });
+        const worker = await startWorker("review-worker", { DATABASE_URL: ctx.url });
         for (const id of ids) {
           worker.send(`${id} ${reviewers[0]!.id} approve`);
           worker.send(`${id} ${reviewers[1]!.id} ${Math.random() < 0.2 ? "deny" : "approve"}`);
@@ -50,7 +50,7 @@ export function crashSafetySuite(provider: Provider, enabled = true) {
       expect(killedWhileBusy).toBeGreaterThan(10);
 
       // "After restart": a new process reads what is durably stored.
-      const checker = await startWorker("test/helpers/check-decisions.ts", { DATABASE_URL: ctx.url }, [service.auth.id]);
+      const checker = await startWorker("check-decisions", { DATABASE_URL: ctx.url }, [service.auth.id]);
       const report = await checker.next();
       checker.stop();
       expect(report.problems).toEqual([]);

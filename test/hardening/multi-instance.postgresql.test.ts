@@ -58,7 +58,7 @@ describe.runIf(app?.secondBaseUrl)("two instances on one PostgreSQL database", (
     let w1: Worker;
     let w2: Worker;
     beforeAll(async () => {
-      [w1, w2] = await Promise.all([startWorker("test/helpers/review-worker.ts"), startWorker("test/helpers/review-worker.ts")]);
+      [w1, w2] = await Promise.all([startWorker("review-worker"), startWorker("review-worker")]);
       await f.makePolicy({ tool: "race.*", roles: ["payments"], quorum: 2 });
     });
     afterAll(() => {
