@@ -16,6 +16,18 @@ const lane = process.env.COUNTERSIGN_TEST_LANE;
 if (lane && lane !== "sqlite" && lane !== "postgresql") throw new Error("COUNTERSIGN_TEST_LANE must be sqlite or postgresql");
 const POSTGRES_LANE = ["**/*.postgresql.test.ts", "test/db/migrations-drift.test.ts"];
 const NOT_TESTS = ["**/node_modules/**", "**/*.unit.test.ts"];
+// The postgresql lane in two processes of about equal length: part 1 the
+// hardening and database files (crash, multi-instance, outage: the longest
+// single files), part 2 everything else. Unset: the whole lane.
+const pgPart = process.env.COUNTERSIGN_TEST_PG_PART;
+if (pgPart && pgPart !== "1" && pgPart !== "2") throw new Error("COUNTERSIGN_TEST_PG_PART must be 1 or 2");
+const PG_PART_1 = ["test/hardening/**", "test/db/**"];
+const postgresLane = () => {
+  if (pgPart === "1")
+    return { include: PG_PART_1.flatMap((dir) => POSTGRES_LANE.map((p) => (p.startsWith("**/") ? `${dir}/${p.slice(3)}` : p))), exclude: NOT_TESTS };
+  if (pgPart === "2") return { include: POSTGRES_LANE, exclude: [...NOT_TESTS, ...PG_PART_1] };
+  return { include: POSTGRES_LANE, exclude: NOT_TESTS };
+};
 
 export default defineConfig({
   resolve: {
@@ -36,8 +48,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration",
-          include: lane === "postgresql" ? POSTGRES_LANE : ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
-          exclude: lane === "sqlite" ? [...NOT_TESTS, ...POSTGRES_LANE] : NOT_TESTS,
+          ...(lane === "postgresql"
+            ? postgresLane()
+            : {
+                include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+                exclude: lane === "sqlite" ? [...NOT_TESTS, ...POSTGRES_LANE] : NOT_TESTS,
+              }),
           globalSetup: ["test/global-setup.ts"],
           // Integration tests share real databases and servers: run files one at a time.
           fileParallelism: false,

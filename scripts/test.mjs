@@ -52,7 +52,8 @@ const stages = [
   [
     // The SQLite lane has most of the files: two processes, each with its
     // own apps, share them (Vitest's --shard splits the files between them).
-    // PostgreSQL's files run in the other lane (vitest.config.ts).
+    // PostgreSQL's files run in the other lane, also two processes: the
+    // hardening and database files, and the rest (vitest.config.ts).
     ...[1, 2].map((shard) => ({
       name: "vitest",
       tag: `sqlite ${shard}/2`,
@@ -60,14 +61,12 @@ const stages = [
       env: { PG_TEST_URL: "", COUNTERSIGN_TEST_LANE: "sqlite" },
     })),
     ...(process.env.PG_TEST_URL
-      ? [
-          {
-            name: "vitest",
-            tag: "postgresql",
-            run: () => node(vitest, "run", ...vitestJson("postgresql")),
-            env: { COUNTERSIGN_TEST_PROVIDERS: "postgresql", COUNTERSIGN_TEST_LANE: "postgresql" },
-          },
-        ]
+      ? [1, 2].map((part) => ({
+          name: "vitest",
+          tag: `postgresql ${part}/2`,
+          run: () => node(vitest, "run", ...vitestJson(`postgresql-${part}`)),
+          env: { COUNTERSIGN_TEST_PROVIDERS: "postgresql", COUNTERSIGN_TEST_LANE: "postgresql", COUNTERSIGN_TEST_PG_PART: String(part) },
+        }))
       : []),
     {
       name: "playwright",
