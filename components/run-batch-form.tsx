@@ -12,12 +12,14 @@ type Props = {
   runId: string;
   approvalIds: readonly string[];
   destructive: boolean;
+  /** Set when the run has this many pages: the batch decides this page's requests only. */
+  onePageOf?: number;
   action: (prev: RunBatchState, formData: FormData) => Promise<RunBatchState>;
 };
 
 const BUTTON = "h-11 rounded px-3 font-medium text-white disabled:opacity-50";
 
-export function RunBatchForm({ service, runId, approvalIds, destructive, action }: Props) {
+export function RunBatchForm({ service, runId, approvalIds, destructive, onePageOf, action }: Props) {
   const [state, formAction, pending] = useActionState(action, null);
   const [reason, setReason] = useState("");
   const [clientError, setClientError] = useState<string | null>(null);
@@ -53,11 +55,12 @@ export function RunBatchForm({ service, runId, approvalIds, destructive, action 
       <input type="hidden" name="approvalIds" value={JSON.stringify(approvalIds)} />
       {n === 0 ? (
         <p className="text-sm" data-testid="run-nothing-to-decide">
-          Nothing in this run is yours to decide now.
+          Nothing {onePageOf ? "on this page" : "in this run"} is yours to decide now.
         </p>
       ) : (
         <p className="text-sm text-slate-700">
-          One vote on each of the {n} request{plural} listed as yours to decide, recorded together: all of them, or none if any one is refused.
+          One vote on each of the {n} request{plural} listed {onePageOf ? "on this page " : ""}as yours to decide, recorded together: all of them, or
+          none if any one is refused.{onePageOf ? ` The run has ${onePageOf} pages; the others are decided on their own pages.` : ""}
         </p>
       )}
       <label className={`flex flex-col text-sm ${n === 0 ? "hidden" : ""}`}>

@@ -1,4 +1,4 @@
-// The push-target rule (CONTRACT §20, push-target.ts): the callback-target
+// The push-target rule (push-target.ts): the callback-target
 // rule with private ranges refused, plus https only and port 443 unless
 // PUSH_ALLOW_ANY_PORT=1; the same when saved and before each send, over
 // generated spellings of addresses (test/helpers/address-spellings.ts) and

@@ -1,4 +1,4 @@
-// Where a Web Push may go (CONTRACT §20, docs/notifications.md "Web Push").
+// Where a Web Push may go (docs/notifications.md "Web Push").
 // A push endpoint is a URL a browser handed us and the server then POSTs
 // to, so it is an outbound target like a callback URL and follows the same
 // rule (lib/callbacks/callback-target.ts: never link-local or cloud

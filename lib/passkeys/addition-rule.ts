@@ -1,4 +1,4 @@
-// Who may add a passkey now (docs/passkeys.md, CONTRACT §20 "Passkeys are
+// Who may add a passkey now (docs/passkeys.md, "Passkeys are
 // added by passkeys"). A user who has a passkey adds another only with a
 // WebAuthn assertion from one of them, over a challenge issued for this
 // purpose alone ("add-passkey": single use, five minutes); a user with none

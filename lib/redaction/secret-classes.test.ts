@@ -171,7 +171,7 @@ describe("redaction class examples and near misses", () => {
   });
 });
 
-// CONTRACT §20: BIP-39 seed phrases, and the key names added with them, in text.
+// BIP-39 seed phrases, and the key names added with them, in text.
 describe("seed phrases", () => {
   const redact = (s: string) => redactor.redactText(s);
   const TAG = "[redacted:seed_phrase]";

@@ -116,7 +116,7 @@ describe("secret-named keys", () => {
     expect(isSecretKeyName(key)).toBe(false);
   });
 
-  // CONTRACT §20: short spellings, other languages and wallet secrets, after folding.
+  // Short spellings, other languages and wallet secrets, after folding.
   it.each([
     "pw",
     "PW",

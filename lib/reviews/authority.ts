@@ -1,4 +1,4 @@
-// The one authority check (CONTRACT §20; docs/security.md, "One rule on every
+// The one authority check (docs/security.md, "One rule on every
 // path"): may this person decide this request now, under the policy as it is
 // now? Every decision path asks it at the moment its decision takes effect,
 // for every person it counts: a vote from the browser, Slack or a run's

@@ -21,21 +21,28 @@ import { optionalReasonSchema, recordVoteInTx, type ReviewOutcome } from "../rev
 import { digestDependsOnArgs, digestVisibleTo, loadViewer, visibleTo } from "../reviews/visibility";
 import { holdsRedactedSql } from "../reviews/visibility-sql";
 
-/** Most requests one run page shows and one batch decides. */
+/** Most requests of one run that are listed (across its pages) and that one batch decides. */
 export const MAX_RUN_REQUESTS = 100;
+/**
+ * Requests on one page of a run, as on the queue: the page's server time and
+ * size are bounded by this, not by the run (docs/security.md). A batch
+ * decides what its page showed.
+ */
+export const RUN_PAGE_SIZE = 25;
 
 const STATUS_ORDER = (status: string) => (status === "pending" ? 0 : 1);
 
 /**
- * The run's requests this viewer may see (pending first, then oldest first),
- * or null when they see none. Bounded (docs/security.md): each request's
+ * One page (1-based; past the last it is the last) of the run's requests
+ * this viewer may see (pending first, then oldest first), or null when they
+ * see none. Bounded (docs/security.md): RUN_PAGE_SIZE requests, each request's
  * arguments are only the start of their stored text (`argsHead`, at most
  * ARGS_PREVIEW_CHARS characters) and its size; whether they hold redacted
  * values (for the digest rule) is asked of the database, and only where the
  * rule turns on it. Whether the viewer may decide each one follows the
  * policy as it is now, as the vote itself does (lib/reviews/authority.ts).
  */
-export async function findRunReview(viewerId: string, serviceSlug: string, runId: string) {
+export async function findRunReview(viewerId: string, serviceSlug: string, runId: string, page = 1) {
   const viewer = await loadViewer(viewerId);
   if (!viewer) return null;
   const rows = await db().approval.findMany({
@@ -67,8 +74,16 @@ export async function findRunReview(viewerId: string, serviceSlug: string, runId
       reviews: { select: { reviewerId: true } },
     },
   });
-  const seen = rows.slice(0, MAX_RUN_REQUESTS).filter((a) => visibleTo(viewer, a));
-  if (seen.length === 0) return null;
+  const now = new Date();
+  // Pending first (as the status is now: an expired one is not), then oldest first; then this page of them.
+  const visibleAll = rows
+    .slice(0, MAX_RUN_REQUESTS)
+    .filter((a) => visibleTo(viewer, a))
+    .sort((x, y) => STATUS_ORDER(effectiveStatus(x, now)) - STATUS_ORDER(effectiveStatus(y, now)));
+  if (visibleAll.length === 0) return null;
+  const pages = Math.ceil(visibleAll.length / RUN_PAGE_SIZE);
+  const pageShown = Math.min(Math.max(1, Math.floor(page)), pages);
+  const seen = visibleAll.slice((pageShown - 1) * RUN_PAGE_SIZE, pageShown * RUN_PAGE_SIZE);
   // The start of each request's stored arguments (one character more than is read, to tell whether that is all),
   // and their size in bytes (from the row's header: the text is not read for it).
   const heads = await db().$queryRaw<Array<{ id: string; head: string; bytes: number | bigint }>>`
@@ -86,35 +101,42 @@ export async function findRunReview(viewerId: string, serviceSlug: string, runId
       )
     : new Map<string, boolean>();
   const policies = await loadPolicies(db());
-  const now = new Date();
-  const visible = seen
-    .map((a) => {
-      const h = headOf.get(a.id);
-      const head = Array.from(h?.head ?? "");
-      const verdict = eligibility(a, viewer, a.reviews, now, rulesOfRequest(policies, a).roles);
-      return {
-        id: a.id,
-        tool: a.tool,
-        callId: a.callId,
-        effects: a.effects,
-        environment: a.environment,
-        requestedBy: a.requestedBy,
-        summary: a.summary,
-        status: effectiveStatus(a, now),
-        createdAt: a.createdAt,
-        argsDigest: digestVisibleTo(viewer, { ...a, holdsRedacted: holds.get(a.id) ?? null }) ? a.argsDigest : null,
-        /** The start of the stored (redacted) arguments' JSON text (ARGS_PREVIEW_CHARS characters), whether it is all of it, and the whole text's size in bytes. */
-        argsHead: head.slice(0, ARGS_PREVIEW_CHARS).join(""),
-        argsComplete: h !== undefined && head.length <= ARGS_PREVIEW_CHARS,
-        argsBytes: Number(h?.bytes ?? 0),
-        approvals: a.approveCount,
-        quorum: a.quorum,
-        canDecide: verdict.ok,
-        whyNot: verdict.ok ? null : verdict.message,
-      };
-    })
-    .sort((x, y) => STATUS_ORDER(x.status) - STATUS_ORDER(y.status));
-  return { service: serviceSlug, runId, requests: visible, truncated: rows.length > MAX_RUN_REQUESTS };
+  const visible = seen.map((a) => {
+    const h = headOf.get(a.id);
+    const head = Array.from(h?.head ?? "");
+    const verdict = eligibility(a, viewer, a.reviews, now, rulesOfRequest(policies, a).roles);
+    return {
+      id: a.id,
+      tool: a.tool,
+      callId: a.callId,
+      effects: a.effects,
+      environment: a.environment,
+      requestedBy: a.requestedBy,
+      summary: a.summary,
+      status: effectiveStatus(a, now),
+      createdAt: a.createdAt,
+      argsDigest: digestVisibleTo(viewer, { ...a, holdsRedacted: holds.get(a.id) ?? null }) ? a.argsDigest : null,
+      /** The start of the stored (redacted) arguments' JSON text (ARGS_PREVIEW_CHARS characters), whether it is all of it, and the whole text's size in bytes. */
+      argsHead: head.slice(0, ARGS_PREVIEW_CHARS).join(""),
+      argsComplete: h !== undefined && head.length <= ARGS_PREVIEW_CHARS,
+      argsBytes: Number(h?.bytes ?? 0),
+      approvals: a.approveCount,
+      quorum: a.quorum,
+      canDecide: verdict.ok,
+      whyNot: verdict.ok ? null : verdict.message,
+    };
+  });
+  return {
+    service: serviceSlug,
+    runId,
+    requests: visible,
+    /** Which page this is, of how many, and where its first request stands among all the viewer may see. */
+    page: pageShown,
+    pages,
+    total: visibleAll.length,
+    first: (pageShown - 1) * RUN_PAGE_SIZE + 1,
+    truncated: rows.length > MAX_RUN_REQUESTS,
+  };
 }
 
 export type RunReview = NonNullable<Awaited<ReturnType<typeof findRunReview>>>;

@@ -1,8 +1,8 @@
 // Pins: built only for values the source request holds, matched by value,
 // bound or list, and by keyed digest for redacted values; never through a
-// redacted key, and a shown pin never matches a hidden value. Closed pins
-// (CONTRACT §20): only arguments of the source's shape match, bounds are
-// closed on both sides, and the words say what stays free.
+// redacted key, and a shown pin never matches a hidden value. Closed pins:
+// only arguments of the source's shape match, bounds are closed on both
+// sides, and the words say what stays free.
 import canonicalize from "canonicalize";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

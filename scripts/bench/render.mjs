@@ -11,9 +11,10 @@
 // zero-width characters, direction overrides and isolates; look-alike
 // requested_by, summary and environment too), seeded through
 // scripts/bench/helper.ts (lookalike-run), against a run of 100 requests of
-// about 1 KB of the same text: the run page's server time and size, the
-// health check while 8 such run pages render at once, and the queue page
-// filtered to each run (25 of its requests shown).
+// about 1 KB of the same text: the run page's server time and size (its
+// first page: 25 requests, as the queue shows), the health check while 8
+// such run pages render at once, and the queue page filtered to each run
+// (25 of its requests shown).
 import { createHmac, randomUUID } from "node:crypto";
 
 const round1 = (x) => (x == null ? null : Math.round(x * 10) / 10);
@@ -100,8 +101,9 @@ export async function renderBench({ base, cookie, service, samples }) {
   return { webhook_body_bytes: big.bodyBytes, big: bigPage, small: smallPage, concurrent };
 }
 
-/** Requests per run in the run-page scenario (the most one run page shows). */
+/** Requests per run in the run-page scenario (the most a run lists), and per page of it (RUN_PAGE_SIZE in lib/runs/run-review.ts). */
 const RUN_REQUESTS = 100;
+const RUN_PAGE_REQUESTS = 25;
 
 /**
  * The run-page scenario. `seedRun(n, bytes)` makes one run of n look-alike
@@ -113,7 +115,7 @@ export async function runPageBench({ base, cookie, seedRun, samples, log }) {
   const small = seedRun(RUN_REQUESTS, 1_000);
   const runPath = (r) => `/runs/${encodeURIComponent(r.service)}/${encodeURIComponent(r.run_id)}`;
   const queuePath = (r) => `/approvals?${new URLSearchParams({ service: r.service, run: r.run_id })}`;
-  // The page meant: every request of the run listed (run page), a page of them (queue).
+  // The page meant: the run page's first page of requests, and the queue's.
   const lists = (n) => (html) => (html.match(/data-testid="run-request"/g) ?? []).length === n;
   const queued = (r) => (html) => html.includes("Needs your review") && r.ids.some((id) => html.includes(id));
   const step = async (name, fn) => {
@@ -121,13 +123,13 @@ export async function runPageBench({ base, cookie, seedRun, samples, log }) {
     log?.(`run page scenario: ${name}: ${JSON.stringify(r)}`);
     return r;
   };
-  const bigRun = await step("run page, large", () => pageTimes(base, cookie, null, samples, runPath(big), lists(RUN_REQUESTS)));
-  const smallRun = await step("run page, small", () => pageTimes(base, cookie, null, samples, runPath(small), lists(RUN_REQUESTS)));
+  const bigRun = await step("run page, large", () => pageTimes(base, cookie, null, samples, runPath(big), lists(RUN_PAGE_REQUESTS)));
+  const smallRun = await step("run page, small", () => pageTimes(base, cookie, null, samples, runPath(small), lists(RUN_PAGE_REQUESTS)));
   const bigQueue = await step("queue, large", () => pageTimes(base, cookie, null, samples, queuePath(big), queued(big)));
   const smallQueue = await step("queue, small", () => pageTimes(base, cookie, null, samples, queuePath(small), queued(small)));
   // Last: before the bound, eight of these at once could take the app down.
   const concurrent = await step("8 at once", () =>
-    healthDuringRenders(base, cookie, null, 8, runPath(big), lists(RUN_REQUESTS)).catch((e) => ({
+    healthDuringRenders(base, cookie, null, 8, runPath(big), lists(RUN_PAGE_REQUESTS)).catch((e) => ({
       // The health check itself failed: the app is down.
       error: `the health check failed: ${String(e?.cause?.message ?? e?.message ?? e)}`,
       health_max_ms: null,
@@ -135,6 +137,7 @@ export async function runPageBench({ base, cookie, seedRun, samples, log }) {
   );
   return {
     requests: RUN_REQUESTS,
+    per_page: RUN_PAGE_REQUESTS,
     mean_arg_bytes: { big: big.mean_arg_bytes, small: small.mean_arg_bytes },
     run: { big: bigRun, small: smallRun },
     concurrent,
@@ -184,7 +187,7 @@ function runPageFigures(r) {
   return [
     {
       key: "run_page_ms",
-      figure: `Run page of ${args}, server time median (${r.run.big.samples} sequential)`,
+      figure: `Run page of a run of ${args} (${r.per_page} on a page), server time median (${r.run.big.samples} sequential)`,
       value: r.run.big.median,
       detail: `p95 ${r.run.big.p95} ms, max ${r.run.big.max} ms; a run of ${small} requests ${r.run.small.median} ms (ratio ${(r.run.big.median / r.run.small.median).toFixed(2)})`,
       unit: " ms",

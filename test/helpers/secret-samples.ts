@@ -2,7 +2,7 @@
 // (docs/security.md, "Redaction gaps"), each in a bit of surrounding text,
 // with random key material of the right shape, random separators and case,
 // BIP-39 seed phrases, and of disguised secret key names (also the short,
-// foreign and wallet names of CONTRACT §20). secret-hiding.ts encodes,
+// foreign and wallet names). secret-hiding.ts encodes,
 // splits and nests them; secret-checks.ts holds what the properties assert with. Shared
 // by the unit properties (lib/redaction) and the end-to-end property
 // (test/redaction).

@@ -1,4 +1,4 @@
-// CONTRACT §20 "Push endpoints are outbound targets", as production runs it
+// "Push endpoints are outbound targets" (docs/notifications.md), as production runs it
 // (loopback refused: CALLBACK_ALLOW_LOOPBACK=0; PUSH_ALLOW_ANY_PORT unset),
 // on a real database: a subscription whose endpoint breaks the rule is
 // refused when saved, naming the field, and nothing is stored; a stored one

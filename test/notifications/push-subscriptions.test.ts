@@ -63,7 +63,7 @@ describe("push subscriptions", () => {
     expect(await ctx.db.pushSubscription.count({ where: { userId: u.id } })).toBe(0);
   });
 
-  it("refuses plain http and other ports even for a loopback push service, where tests allow loopback (CONTRACT §20)", async () => {
+  it("refuses plain http and other ports even for a loopback push service, where tests allow loopback", async () => {
     const u = await f.makeUser();
     // This process is outside production (loopback allowed) and PUSH_ALLOW_ANY_PORT is not set.
     expect(await refusal(subs.savePushSubscription(u.id, browserSubscription("http://127.0.0.1:9/push/a")))).toEqual([

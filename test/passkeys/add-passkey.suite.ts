@@ -1,4 +1,4 @@
-// CONTRACT §20 "Passkeys are added by passkeys" (docs/passkeys.md), on a real
+// "Passkeys are added by passkeys" (docs/passkeys.md), on a real
 // database with the built app sending mail to a real SMTP server: a user with
 // a passkey adds another only with an assertion from one of their own, over
 // an "add-passkey" challenge used once; a user with none adds the first only

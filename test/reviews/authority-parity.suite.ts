@@ -1,4 +1,4 @@
-// One rule on every path (CONTRACT §20, docs/security.md "One rule on every
+// One rule on every path (docs/security.md "One rule on every
 // path"): every decision path asks the one authority check at the moment its
 // decision takes effect, so each refuses the same things. Rows are the
 // decision paths the code lists (DECISION_PATHS in lib/reviews/authority.ts:
@@ -42,7 +42,7 @@ type Fixtures = typeof import("../helpers/fixtures");
 type Service = Awaited<ReturnType<Fixtures["makeService"]>>;
 type User = { id: string; email: string };
 
-/** The spellings of one address that name the same requester (CONTRACT §19): one run of the requester cell each. */
+/** The spellings of one address that name the same requester (docs/security.md): one run of the requester cell each. */
 function requesterSpellings(email: string): string[] {
   const [local, domain] = email.split("@") as [string, string];
   const fullWidth = [...local].map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join("");

@@ -255,7 +255,7 @@ export function revisionsSuite(provider: Provider, enabled = true) {
       expect(revision.status).toBe("pending");
       expect(await row(revision.approval_id)).toMatchObject({ revisionMatch: true, approveCount: 0 });
 
-      // A revision for another requester (here the proposer) is another call (CONTRACT §20): it differs, and credits nobody.
+      // A revision for another requester (here the proposer) is another call: it differs, and credits nobody.
       const carol = await f.makeUser(["payments"]);
       const third = await send(service, { ...call, call_id: "c4" });
       await propose(carol.id, { approvalId: third.approval_id, patch, reason: "smaller" });
@@ -270,7 +270,7 @@ export function revisionsSuite(provider: Provider, enabled = true) {
       expect(JSON.parse((await row(selfish.approval_id)).revisionDiffers!)).toEqual({ call: ["requested_by"], paths: [] });
     });
 
-    it("carries the proposer's approval only until the original's expiry (CONTRACT §20)", async () => {
+    it("carries the proposer's approval only until the original's expiry", async () => {
       const { service, ana, call, first } = await setUp(1);
       const patch: JsonPatch = [{ op: "replace", path: "/amount", value: 5 }];
       await propose(ana.id, { approvalId: first.approval_id, patch, reason: "smaller" });
@@ -282,7 +282,7 @@ export function revisionsSuite(provider: Provider, enabled = true) {
       expect(await ctx.db.review.count({ where: { approvalId: late.approval_id } })).toBe(0);
     });
 
-    it("treats a revision with another environment, effects or requester as another call: it differs and credits nobody (CONTRACT §20)", async () => {
+    it("treats a revision with another environment, effects or requester as another call: it differs and credits nobody", async () => {
       const { service, ana, call } = await setUp(1);
       const patch: JsonPatch = [{ op: "replace", path: "/amount", value: 5 }];
       const base = { ...call, environment: "staging", effects: "write", requested_by: "dana@example.com" };

@@ -227,6 +227,46 @@ export function runPageSuite(provider: Provider) {
       expect(visibleText(html)).toContain("2 pending requests are left out of Approve all / Deny all");
     });
 
+    it("lists a long run 25 requests to a page, pending first, and a batch decides only its page", async () => {
+      const { reviewRun } = await import("@/lib/runs/run-review");
+      const { db } = await import("@/lib/db/client");
+      const runId = `run_${randomUUID()}`;
+      const ids: string[] = [];
+      for (let i = 0; i < 27; i++) ids.push((await ask(runId, i, { arguments: { n: i } })).approval_id);
+      // Oldest first, as the database orders them (two may share a millisecond).
+      const order = await db().approval.findMany({ where: { runId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true } });
+      ids.splice(0, ids.length, ...order.map((a) => a.id));
+      const idsOf = (html: string) => [...requestsOf(html).keys()];
+
+      const first = await get(runPath(runId), reviewerCookie);
+      expect(idsOf(first)).toEqual(ids.slice(0, 25));
+      expect(visibleText(first)).toContain("27 requests you may see · this page: 1–25, pending first");
+      expect(first).toContain("Approve all 25");
+      expect(visibleText(first)).toContain("The run has 2 pages; the others are decided on their own pages.");
+      expect(textAt(first, "run-pages")).toContain("Page 1 of 2");
+      expect(/<a[^>]*data-testid="run-page-next"[^>]*>/.exec(first)?.[0]).toContain(`href="${runPath(runId)}?page=2"`);
+      expect(visibleText(sections(first, "run-page-next")[0]!.split("</a>")[0]!)).toContain("Next 2 →");
+      expect(first).not.toContain('data-testid="run-page-previous"');
+
+      const second = await get(`${runPath(runId)}?page=2`, reviewerCookie);
+      expect(idsOf(second)).toEqual(ids.slice(25));
+      expect(second).toContain("Approve all 2");
+      expect(/<a[^>]*data-testid="run-page-previous"[^>]*>/.exec(second)?.[0]).toContain(`href="${runPath(runId)}?page=1"`);
+      // A page past the last is the last; anything that is not a page number is the first.
+      expect(idsOf(await get(`${runPath(runId)}?page=99`, reviewerCookie))).toEqual(ids.slice(25));
+      for (const bad of ["abc", "0", "-1", "1.5", "1e400"])
+        expect(idsOf(await get(`${runPath(runId)}?page=${bad}`, reviewerCookie))).toEqual(ids.slice(0, 25));
+
+      // Approve all on the first page decides those 25; the two left come first now, then the decided ones.
+      const reviewer = await db().user.findFirstOrThrow({ where: { email: reviewerEmail } });
+      const { outcomes } = await reviewRun(reviewer.id, { service: service.slug, runId, decision: "approve", approvalIds: ids.slice(0, 25) });
+      expect(outcomes.map((o) => o.status)).toEqual(Array(25).fill("approved"));
+      const after = await get(runPath(runId), reviewerCookie);
+      expect(idsOf(after)).toEqual([...ids.slice(25), ...ids.slice(0, 23)]);
+      expect(after).toContain("Approve all 2");
+      expect(await db().approval.count({ where: { id: { in: ids.slice(25) }, status: "pending" } })).toBe(2);
+    });
+
     it("shows the digest of unsalted redacted arguments only to who may decide, asked of the database", async () => {
       const runId = `run_${randomUUID()}`;
       // Its requester sees the run but may not decide it: redacted values hide the digest from them, and only them.

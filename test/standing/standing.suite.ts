@@ -282,7 +282,7 @@ export function standingSuite(provider: Provider, enabled = true) {
       expect((await send(service, { tool, arguments: args, requested_by: "someone-else@example.com" })).status).toBe("approved");
     });
 
-    it("asks every approver again at each use: an approver disabled or the quorum raised stops it applying, and standing.skipped says why (CONTRACT §20)", async () => {
+    it("asks every approver again at each use: an approver disabled or the quorum raised stops it applying, and standing.skipped says why", async () => {
       const { service, tool, ana, bo, args, first } = await setUp(2);
       const s = await standing.proposeStanding(ana.id, { approvalId: first.approval_id, pins: PINS, expiresInSeconds: 1800, reason: "x" });
       await standing.approveStanding(bo.id, s.id);
@@ -316,7 +316,7 @@ export function standingSuite(provider: Provider, enabled = true) {
       expect((await ctx.db.standingApproval.findUniqueOrThrow({ where: { id: s.id } })).uses).toBe(2);
     });
 
-    it("binds proposing and approving to the policy's pace rules, measured on the source request's page (CONTRACT §20)", async () => {
+    it("binds proposing and approving to the policy's pace rules, measured on the source request's page", async () => {
       const { tool, ana, bo, first } = await setUp(2);
       const policy = await ctx.db.policy.findFirstOrThrow({ where: { toolPattern: tool } });
       await ctx.db.policy.update({ where: { id: policy.id }, data: { minReviewSeconds: 600 } });

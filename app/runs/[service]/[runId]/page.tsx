@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
+import { z } from "zod";
 import { AppHeader } from "@/components/app-header";
 import { RevealedText } from "@/components/revealed-text";
 import { RunRequest } from "@/components/run-request";
@@ -8,12 +10,15 @@ import { signOutAction } from "@/app/actions/auth";
 import { requireUserPage } from "@/lib/auth/guards";
 import { listedRequestDisplays } from "@/lib/display/listed-request";
 import { textView } from "@/lib/display/request-display";
-import { findRunReview } from "@/lib/runs/run-review";
+import { findRunReview, RUN_PAGE_SIZE } from "@/lib/runs/run-review";
 import { reviewRunAction } from "./actions";
 
 export const dynamic = "force-dynamic";
 
-type Params = { params: Promise<{ service: string; runId: string }> };
+type Params = { params: Promise<{ service: string; runId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** `?page=`: a page number; anything else is the first page. */
+const pageParam = z.coerce.number().int().min(1).max(1000).catch(1);
 
 export const metadata: Metadata = { title: "Run" };
 
@@ -34,10 +39,11 @@ async function RunRequestSlice({ requests }: { requests: Array<React.ComponentPr
   ));
 }
 
-export default async function RunPage({ params }: Params) {
+export default async function RunPage({ params, searchParams }: Params) {
   const { service, runId } = await params;
+  const page = pageParam.parse((await searchParams).page);
   const user = await requireUserPage();
-  const run = await findRunReview(user.id, service, runId);
+  const run = await findRunReview(user.id, service, runId, page);
   // Someone who may see none of its requests learns nothing about the run, not even that it exists.
   if (!run) notFound();
   const mine = run.requests.filter((r) => r.canDecide);
@@ -61,15 +67,16 @@ export default async function RunPage({ params }: Params) {
             Run <RevealedText value={textView(run.runId)} />
           </h1>
           <p className="text-sm text-slate-600">
-            Service <RevealedText value={textView(run.service)} /> · {run.requests.length} request{run.requests.length === 1 ? "" : "s"} you may see
+            Service <RevealedText value={textView(run.service)} /> · {run.total} request{run.total === 1 ? "" : "s"} you may see
             {run.truncated ? " (the run has more than are shown)" : ""}
+            {run.pages > 1 ? ` · this page: ${run.first}–${run.first + run.requests.length - 1}, pending first` : ""}
           </p>
         </div>
         {flagged > 0 && (
           <section role="alert" className="rounded border-2 border-red-700 bg-red-50 p-4 text-red-950" data-testid="run-display-warning">
             <h2 className="font-semibold">
-              Check carefully: {flagged === 1 ? "1 request of this run contains" : `${flagged} requests of this run contain`} hidden,
-              direction-changing or look-alike characters
+              Check carefully: {flagged === 1 ? "1 request" : `${flagged} requests`} {run.pages > 1 ? "on this page" : "of this run"}{" "}
+              {flagged === 1 ? "contains" : "contain"} hidden, direction-changing or look-alike characters
             </h2>
             <p className="mt-1 text-sm">
               Each is marked below. They are shown as escapes such as <span className="font-mono">⟨U+202E⟩</span> and marked with ⚠. What runs is the
@@ -83,6 +90,7 @@ export default async function RunPage({ params }: Params) {
           service={run.service}
           runId={run.runId}
           approvalIds={mine.map((r) => r.id)}
+          onePageOf={run.pages > 1 ? run.pages : undefined}
           destructive={mine.some((r) => r.effects === "destructive")}
           action={reviewRunAction}
         />
@@ -97,7 +105,32 @@ export default async function RunPage({ params }: Params) {
             <RunRequestSlice key={i} requests={slice.map((r) => ({ request: r, shown: shown.get(r.id)! }))} />
           ))}
         </ul>
+        {run.pages > 1 && <RunPages service={run.service} runId={run.runId} page={run.page} pages={run.pages} total={run.total} />}
       </main>
     </>
+  );
+}
+
+/** Previous and next page of the run, with how many requests each holds. */
+function RunPages({ service, runId, page, pages, total }: { service: string; runId: string; page: number; pages: number; total: number }) {
+  const href = (n: number) => `/runs/${encodeURIComponent(service)}/${encodeURIComponent(runId)}?page=${n}`;
+  const onPage = (n: number) => Math.min(RUN_PAGE_SIZE, total - (n - 1) * RUN_PAGE_SIZE);
+  const link = "inline-flex h-11 items-center rounded border border-slate-400 px-3 text-sm font-medium hover:bg-slate-100";
+  return (
+    <nav aria-label="Pages of the run" className="flex flex-wrap items-center gap-3" data-testid="run-pages">
+      {page > 1 && (
+        <Link href={href(page - 1)} className={link} data-testid="run-page-previous">
+          ← Previous {RUN_PAGE_SIZE}
+        </Link>
+      )}
+      <span className="text-sm text-slate-700">
+        Page {page} of {pages}
+      </span>
+      {page < pages && (
+        <Link href={href(page + 1)} className={link} data-testid="run-page-next">
+          Next {onPage(page + 1)} →
+        </Link>
+      )}
+    </nav>
   );
 }
