@@ -1,20 +1,17 @@
-// The delivery half of docs/api.md Each instance runs this worker; a
-// delivery is claimed with a lease by a conditional update (only one
-// instance's update passes), sent once per claim, and every attempt is
+// The delivery half of docs/api.md. Each instance runs this worker; each
+// delivery is claimed on its own with a lease (lib/outbox/lease.ts: only one
+// instance's claim passes), sent once per claim, and every attempt is
 // recorded. Failures back off exponentially with jitter for over 24 hours.
 import "server-only";
-import { randomUUID } from "node:crypto";
 import { db } from "../db/client";
 import { env } from "../env";
 import { newId } from "../ids";
 import { errorFields, log } from "../log";
 import { callbackSecretOf } from "../services/service-secrets";
+import { claim, claimable, givenUp, release, WORKER_ID } from "../outbox/lease";
 import { isShuttingDown } from "../shutdown";
 import { postSignedWebhook, type SignedPostResult } from "./signed-post";
 
-export const WORKER_ID = `${process.pid}-${randomUUID().slice(0, 8)}`;
-const LEASE_MS = 60_000; // longer than one attempt can take
-const GIVE_UP_AFTER_MS = 25 * 3600 * 1000;
 const BATCH = 10;
 
 /** Delay before attempt n+1 (n ≥ 1 attempts made): base, 2×base, 4×base … capped at 1 h, ±20 %. */
@@ -26,7 +23,7 @@ export function backoffMs(attempts: number, baseMs = env().CALLBACK_RETRY_BASE_M
 /** Claims and attempts due deliveries; returns how many attempts were made. */
 export async function deliverDueCallbacks(now = new Date()): Promise<number> {
   const due = await db().callbackDelivery.findMany({
-    where: { status: "pending", nextAttemptAt: { lte: now }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
+    where: { nextAttemptAt: { lte: now }, ...claimable(now) },
     orderBy: { nextAttemptAt: "asc" },
     take: BATCH,
     select: { id: true },
@@ -34,12 +31,8 @@ export async function deliverDueCallbacks(now = new Date()): Promise<number> {
   let attempted = 0;
   for (const { id } of due) {
     if (isShuttingDown()) break;
-    const claimedAt = new Date();
-    const claim = await db().callbackDelivery.updateMany({
-      where: { id, status: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: claimedAt } }] },
-      data: { leaseOwner: WORKER_ID, leaseUntil: new Date(claimedAt.getTime() + LEASE_MS) },
-    });
-    if (claim.count === 0) continue; // another instance has it
+    // One at a time, each under its own lease: one attempt always fits in it.
+    if ((await claim(db().callbackDelivery, [id], WORKER_ID)) === 0) continue; // another instance has it
     attempted++;
     await attemptDelivery(id);
   }
@@ -63,7 +56,7 @@ async function attemptDelivery(id: string): Promise<void> {
   }
   const at = new Date();
   const attempts = d.attempts + 1;
-  const gaveUp = !result.ok && at.getTime() - d.createdAt.getTime() > GIVE_UP_AFTER_MS;
+  const gaveUp = !result.ok && givenUp(d.createdAt, at);
   await db().$transaction([
     db().callbackAttempt.create({
       data: {
@@ -102,5 +95,5 @@ export async function retryDeliveryNow(id: string): Promise<boolean> {
 
 /** On shutdown: hand this instance's leases back so another can deliver at once. */
 export async function releaseLeases(): Promise<void> {
-  await db().callbackDelivery.updateMany({ where: { leaseOwner: WORKER_ID }, data: { leaseOwner: null, leaseUntil: null } });
+  await release(db().callbackDelivery, WORKER_ID);
 }

@@ -29,10 +29,9 @@ import { approvalFacts, reviewerFacts } from "./recipients";
 import { slackChannel } from "../slack/slack-client";
 import { postToSlack, slackApprovalSelect, slackFactsOf, slackOutcomeOf, slackUserFor, updateSlackPost } from "../slack/send-slack";
 import { NOTIFY_MESSAGE_BATCH } from "./batch";
-import { WORKER_ID } from "./worker-id";
+import { claim, claimable, givenUp, passOwner, release, WORKER_ID } from "../outbox/lease";
 import { SECURITY_NOTICE_KINDS } from "./queue-message";
 
-const LEASE_MS = 60_000;
 /**
  * A batch is recorded well before its lease runs out, however slow a
  * channel is: an attempt still waiting then counts as failed (and is
@@ -40,10 +39,8 @@ const LEASE_MS = 60_000;
  * Otherwise another instance could claim and send it a second time.
  */
 const BATCH_BUDGET_MS = 40_000;
-const GIVE_UP_AFTER_MS = 25 * 3600 * 1000;
 /** How many messages of a batch are on their way at once: emails and pushes wait on the sending thread (send-thread.ts), webhooks here. */
 const SEND_CONCURRENCY = 64;
-let passes = 0;
 
 type Message = Awaited<ReturnType<Db["notification"]["findMany"]>>[number];
 /** `giveUp`: a failure that trying again cannot mend (a push endpoint the push-target rule refuses): failed at once. */
@@ -53,18 +50,19 @@ type Attempt = { n: Message; outcome: Outcome; at: Date; durationMs: number };
 /** Claims and sends a batch of due messages; returns how many were due (a full batch means more may be). */
 export async function deliverDueNotifications(now = new Date()): Promise<number> {
   const due = await db().notification.findMany({
-    where: { status: "pending", nextAttemptAt: { lte: now }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
+    where: { nextAttemptAt: { lte: now }, ...claimable(now) },
     orderBy: { nextAttemptAt: "asc" },
     take: NOTIFY_MESSAGE_BATCH,
     select: { id: true },
   });
   if (due.length === 0 || isShuttingDown()) return 0;
-  const owner = `${WORKER_ID}/${++passes}`;
+  const owner = passOwner();
   const claimedAt = new Date();
-  await db().notification.updateMany({
-    where: { id: { in: due.map((d) => d.id) }, status: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: claimedAt } }] },
-    data: { leaseOwner: owner, leaseUntil: new Date(claimedAt.getTime() + LEASE_MS) },
-  });
+  await claim(
+    db().notification,
+    due.map((d) => d.id),
+    owner,
+  );
   const claimed = await db().notification.findMany({ where: { leaseOwner: owner }, orderBy: { nextAttemptAt: "asc" } });
   if (claimed.length === 0) return due.length;
   const facts = await factsFor(claimed);
@@ -128,7 +126,7 @@ type SlackBody = { post?: { to: "channel"; channel: string } | { to: "dm" }; upd
 
 /** Messages of this pass left unattempted (the budget ran out): due again at once, for any instance. */
 async function handBack(owner: string): Promise<void> {
-  await db().notification.updateMany({ where: { leaseOwner: owner }, data: { leaseOwner: null, leaseUntil: null } });
+  await release(db().notification, owner);
 }
 
 async function attempt(n: Message, facts: Facts, deadline: number): Promise<Attempt> {
@@ -341,8 +339,7 @@ function newState({ n, outcome, at }: Attempt, recordedAt: Date) {
   const attempts = n.attempts + 1;
   if (outcome.sent) return { result: "sent", status: "sent", outcome: outcome.how, attempts, sentAt: recordedAt };
   if ("dropped" in outcome) return { result: "dropped", status: "dropped", outcome: outcome.dropped, attempts };
-  if ("giveUp" in outcome || at.getTime() - n.createdAt.getTime() > GIVE_UP_AFTER_MS)
-    return { result: "error", status: "failed", outcome: outcome.error, attempts };
+  if ("giveUp" in outcome || givenUp(n.createdAt, at)) return { result: "error", status: "failed", outcome: outcome.error, attempts };
   // Slack's Retry-After, when it gave one, is the least wait.
   const wait = Math.max(backoffMs(attempts, env().NOTIFY_RETRY_BASE_MS), "retryAfterMs" in outcome ? (outcome.retryAfterMs ?? 0) : 0);
   const retryAt = new Date(at.getTime() + wait);
@@ -351,6 +348,7 @@ function newState({ n, outcome, at }: Attempt, recordedAt: Date) {
 
 /** On shutdown: hand this instance's leases back so another can send at once. */
 export async function releaseNotificationLeases(): Promise<void> {
-  await db().notification.updateMany({ where: { leaseOwner: { startsWith: `${WORKER_ID}/` } }, data: { leaseOwner: null, leaseUntil: null } });
-  await db().notificationTrigger.updateMany({ where: { leaseOwner: WORKER_ID }, data: { leaseOwner: null, leaseUntil: null } });
+  // Every pass's owner name starts with this instance's (passOwner).
+  await release(db().notification, `${WORKER_ID}/`, { prefix: true });
+  await release(db().notificationTrigger, `${WORKER_ID}/`, { prefix: true });
 }

@@ -24,28 +24,25 @@ import { enabledAdmins, recipientsAmong, type Recipient } from "./recipients";
 import { requiredRolesOf } from "../reviews/eligibility";
 import { requestWarnings } from "../display/request-display";
 import { NOTIFY_TRIGGER_BATCH } from "./batch";
-import { WORKER_ID } from "./worker-id";
-
-const LEASE_MS = 60_000;
-let passes = 0;
+import { claim, claimable, passOwner } from "../outbox/lease";
 
 type Trigger = Awaited<ReturnType<Db["notificationTrigger"]["findMany"]>>[number];
 
 /** Claims a batch of due triggers and writes their messages; returns how many were due (a full batch means more may be). */
 export async function fanOutDueTriggers(now = new Date()): Promise<number> {
   const due = await db().notificationTrigger.findMany({
-    where: { status: "pending", dueAt: { lte: now }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
+    where: { dueAt: { lte: now }, ...claimable(now) },
     orderBy: { dueAt: "asc" },
     take: NOTIFY_TRIGGER_BATCH,
     select: { id: true },
   });
   if (due.length === 0) return 0;
-  const owner = `${WORKER_ID}/${++passes}`;
-  const claimedAt = new Date();
-  await db().notificationTrigger.updateMany({
-    where: { id: { in: due.map((d) => d.id) }, status: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: claimedAt } }] },
-    data: { leaseOwner: owner, leaseUntil: new Date(claimedAt.getTime() + LEASE_MS) },
-  });
+  const owner = passOwner();
+  await claim(
+    db().notificationTrigger,
+    due.map((d) => d.id),
+    owner,
+  );
   const claimed = await db().notificationTrigger.findMany({ where: { leaseOwner: owner }, orderBy: { dueAt: "asc" } });
   try {
     await fanOut(claimed, owner);

@@ -1,0 +1,58 @@
+// Leases on outbox rows: callback deliveries, notification triggers and
+// messages. Every instance runs the same background passes over the same
+// tables; a row is worked on only by whoever holds its lease. A claim is a
+// conditional update (the row is pending and its lease, if any, ran out), so
+// of two instances claiming at once only one update passes for each row; the
+// claimer then reads back by its owner name exactly what it won. A lease runs
+// out by itself, so a crashed instance holds nothing for long, and a stopping
+// instance hands its leases back at once.
+import "server-only";
+import { randomUUID } from "node:crypto";
+
+/** This instance's name on the leases it takes. */
+export const WORKER_ID = `${process.pid}-${randomUUID().slice(0, 8)}`;
+/** Longer than one pass over a batch may take (each pass keeps well inside it). */
+export const LEASE_MS = 60_000;
+/** A message or delivery still failing after this long is given up on (retries back off to an hour). */
+export const GIVE_UP_AFTER_MS = 25 * 3600 * 1000;
+
+let passes = 0;
+
+/** A lease owner for one pass of this instance: what it claims, and only that, it reads back. */
+export function passOwner(): string {
+  return `${WORKER_ID}/${++passes}`;
+}
+
+/** Rows free to claim at `at`: pending, and not under a lease still running. */
+export function claimable(at: Date) {
+  return { status: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] };
+}
+
+/** The lease columns every outbox table has; what a claim and a release write. */
+type LeaseColumns = { leaseOwner: string | null; leaseUntil: Date | null };
+
+/** A Prisma delegate of an outbox table (its updateMany), or the same inside a transaction. */
+export interface LeasedTable {
+  updateMany(args: { where: object; data: LeaseColumns }): PromiseLike<{ count: number }>;
+}
+
+/** Claims those of `ids` still free for `owner`, for LEASE_MS; returns how many it won. */
+export async function claim(table: LeasedTable, ids: readonly string[], owner: string): Promise<number> {
+  if (ids.length === 0) return 0;
+  const at = new Date();
+  const { count } = await table.updateMany({
+    where: { id: { in: [...ids] }, ...claimable(at) },
+    data: { leaseOwner: owner, leaseUntil: new Date(at.getTime() + LEASE_MS) },
+  });
+  return count;
+}
+
+/** Hands back every lease `owner` holds (or, with `prefix`, every owner starting with it): due again at once, for any instance. */
+export async function release(table: LeasedTable, owner: string, { prefix = false } = {}): Promise<void> {
+  await table.updateMany({ where: { leaseOwner: prefix ? { startsWith: owner } : owner }, data: { leaseOwner: null, leaseUntil: null } });
+}
+
+/** Whether a message first queued at `createdAt` that failed again at `at` is given up on. */
+export function givenUp(createdAt: Date, at: Date): boolean {
+  return at.getTime() - createdAt.getTime() > GIVE_UP_AFTER_MS;
+}

@@ -1,0 +1,3 @@
+import { leaseSuite } from "./lease.suite";
+
+leaseSuite("sqlite");
