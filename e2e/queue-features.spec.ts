@@ -155,7 +155,7 @@ test("a row's badges, key values and 'Agent says'; the tab title counts what nee
 
   // A new request arrives: the live refresh updates the count in the title too.
   await ask(client, { tool: "crm.write", effects: "write" });
-  await expect(me.page).toHaveTitle("(3) Approvals · Countersign", { timeout: 5000 });
+  await expect(me.page).toHaveTitle("(3) Approvals · Countersign", { timeout: 15_000 });
   await me.context.close();
 });
 
