@@ -9,7 +9,7 @@ import { PrismaClient as PgClient } from "./generated/postgresql/client";
 import { Prisma, PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { SerializedSqliteAdapterFactory } from "./sqlite-adapter";
 import { databaseProviderOf, env } from "../env";
-import { registerDriver } from "./sql";
+import { registerDriver } from "./driver";
 import { errorFields, log } from "../log";
 
 // Secret columns stay out of every query unless a caller asks for them by name.

@@ -25,7 +25,8 @@ import { env } from "../env";
 import { withAfterCommit } from "./after-commit";
 import type { Tx } from "./client";
 import { db } from "./client";
-import { transactionScope, type SerializedSqliteAdapterFactory } from "./sqlite-adapter";
+import { driverOf } from "./driver";
+import { transactionScope } from "./sqlite-adapter";
 
 export type SqlParam = string | number | boolean | Date | null;
 export type SqlRow = Record<string, unknown>;
@@ -44,23 +45,6 @@ export interface Sql {
    * one. Its failure fails the commit. Elsewhere it runs at once.
    */
   runLast(text: string, params?: readonly SqlParam[]): Promise<void>;
-}
-
-/** Where the direct statements of a Prisma client go (registered by createDb). */
-export type Driver = { kind: "sqlite"; factory: SerializedSqliteAdapterFactory } | { kind: "postgresql"; pool: pg.Pool };
-
-// On the client object itself: a Next.js build can hold two copies of this
-// module (one per route bundle), and both must find the driver of the one client.
-const DRIVER = Symbol.for("countersign.db.driver");
-
-export function registerDriver(client: object, driver: Driver): void {
-  Object.defineProperty(client, DRIVER, { value: driver, enumerable: false });
-}
-
-function driverOf(client: object): Driver {
-  const driver = (client as { [DRIVER]?: Driver })[DRIVER];
-  if (!driver) throw new Error("this database client has no registered driver");
-  return driver;
 }
 
 export function isSql(x: Tx | Sql): x is Sql {
