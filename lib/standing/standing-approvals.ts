@@ -1,41 +1,45 @@
 // Standing approvals (docs/standing-approvals.md), the reviewer's side:
 // proposed from a pending request's page, approved by the policy's quorum
-// (the proposer counts as one), listed, revoked by its reviewers or an
-// admin. Proposing and approving are decisions: each asks the one authority
-// check (lib/reviews/authority.ts) under the policy as it is now, with its
-// pace rules measured on the source request's page. Applying one at ingest,
-// where every approver is asked again, is apply-standing.ts.
+// (the proposer counts as one), revoked by its reviewers or an admin.
+// Proposing and approving are decisions: each asks the one authority check
+// (lib/reviews/authority.ts) under the policy as it is now, with its pace
+// rules measured on the source request's page (standing-rules.ts). Listing
+// is list-standing.ts; applying one at ingest, where every approver is asked
+// again, is apply-standing.ts.
 import "server-only";
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { z } from "zod";
-import { db, type Tx } from "../db/client";
+import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
 import type { Actor } from "../audit/events";
-import { AppError, issuesOf } from "../errors";
+import { AppError } from "../errors";
 import { newId } from "../ids";
 import { can } from "../auth/permissions";
 import { loadPolicies } from "../policies/load-policies";
-import { matchPolicy, type PolicyRule } from "../policies/match-policy";
 import { loadRedactor } from "../redaction-rules/manage-rules";
 import { parseHidden } from "../revisions/hidden-values";
-import {
-  approversWhoCount,
-  mayDecide,
-  personMayDecide,
-  rulesNow,
-  type DecisionRules,
-  type Person,
-  type RequesterFacts,
-  type Subject,
-} from "../reviews/authority";
+import { approversWhoCount, mayDecide, type Person } from "../reviews/authority";
 import { loadPeople, loadPerson } from "../reviews/people";
-import { readReviewView, paceRefusal } from "../reviews/review-views";
 import { rolesOf, visibleTo } from "../reviews/visibility";
 import { parseStringList } from "../string-list";
 import { reasonTextSchema } from "../reviews/record-review";
-import { buildPins, parsePins, pinnablePaths, pinRequestSchema, pinsMatch, pinWords, storedPins } from "./pins";
+import { buildPins, pinnablePaths, pinRequestSchema, pinsMatch, pinWords, storedPins } from "./pins";
+import {
+  assertMayDecide,
+  currentPolicy,
+  isItsReviewer,
+  lockStanding,
+  parseWith,
+  PASSKEY_REFUSAL,
+  sourceOf,
+  standingRules,
+  type SourceFacts,
+} from "./standing-rules";
+
+// Listing lives in list-standing.ts; callers of this module's actions find it here too.
+export { listStanding, type StandingView } from "./list-standing";
 
 export const proposeStandingSchema = z.object({
   approvalId: z.string().min(1).max(100),
@@ -48,75 +52,8 @@ export type ProposeStandingInput = z.input<typeof proposeStandingSchema>;
 
 const digestOf = (v: unknown) => "sha256:" + createHash("sha256").update(canonicalize(v)!).digest("hex");
 
-/** The source request as the rules need it: its call, requester, status, expiry and policy snapshot. */
-type SourceFacts = RequesterFacts & {
-  id: string;
-  tool: string;
-  effects: string;
-  policyName: string;
-  status: string;
-  expiresAt: Date;
-  quorum: number;
-  minReviewSeconds: number;
-  requireFullView: boolean;
-  requirePasskey: boolean;
-  service: { slug: string };
-};
-
-/**
- * The rules a standing approval from this source is decided under now: the
- * policy that governs calls like it now, as for a request that was never
- * escalated (a standing approval decides new requests, which are not), and
- * at least the quorum it was proposed under.
- */
-function standingRules(policies: PolicyRule[], source: SourceFacts, proposedQuorum = 0): DecisionRules {
-  return rulesNow(
-    policies,
-    { service: source.service.slug, tool: source.tool, effects: source.effects },
-    { ...source, quorum: Math.max(source.quorum, proposedQuorum), escalated: false },
-  );
-}
-
-/** Throws the refusal when the person may not decide this now, or when the policy's pace rules are not met on the source's page. */
-async function assertMayDecide(tx: Tx, person: Person | null, subject: Subject, source: SourceFacts, rules: DecisionRules, now: Date) {
-  const verdict = mayDecide(person, subject, rules, now);
-  if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
-  if (rules.minReviewSeconds > 0 || rules.requireFullView) {
-    const refusal = paceRefusal(rules, await readReviewView(tx, source.id, person!.id), now, null);
-    if (refusal) throw new AppError(refusal.code, `${refusal.message} (on the page of the request it was proposed from)`);
-  }
-}
-
-/** One of its reviewers now (the person part of the check): who may revoke it, and approve it while it is proposed. */
-function isItsReviewer(person: Person | null, s: RequesterFacts, rules: DecisionRules | null): boolean {
-  return rules !== null && personMayDecide(person, s, rules).ok;
-}
-
-/** The policy that governs requests like this one now: the request's own, or null if another now matches. */
-function currentPolicy(policies: PolicyRule[], a: { policyName: string; tool: string; effects: string }, service: string): PolicyRule | null {
-  const p = matchPolicy(policies, { service, tool: a.tool, effects: a.effects as "read" | "write" | "destructive" });
-  return p.name === a.policyName ? p : null;
-}
-
-const PASSKEY_REFUSAL = (policy: string) =>
-  `policy ${policy} requires a passkey for every vote: a standing approval cannot carry one, so none can be created, approved or applied under it`;
-
-async function lockStanding(tx: Tx, id: string) {
-  await tx.$executeRaw`UPDATE standing_approvals SET approve_count = approve_count WHERE id = ${id}`;
-  return tx.standingApproval.findUnique({ where: { id }, include: { votes: { select: { reviewerId: true } } } });
-}
-
 function parseProposal(input: ProposeStandingInput) {
   return parseWith(proposeStandingSchema, input);
-}
-
-function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    throw new AppError("invalid-request", `${first?.path.join(".") || "input"}: ${first?.message ?? "invalid"}`, { issues: issuesOf(parsed.error) });
-  }
-  return parsed.data;
 }
 
 /**
@@ -254,27 +191,6 @@ export async function proposeStanding(reviewerId: string, input: ProposeStanding
   return { id: created.id, status: created.status };
 }
 
-/** The source request's columns standingRules() needs. */
-const SOURCE_SELECT = {
-  id: true,
-  tool: true,
-  effects: true,
-  policyName: true,
-  status: true,
-  expiresAt: true,
-  quorum: true,
-  minReviewSeconds: true,
-  requireFullView: true,
-  requirePasskey: true,
-  requestedBy: true,
-  requesterKey: true,
-  service: { select: { slug: true } },
-} as const;
-
-async function sourceOf(tx: Tx, s: { sourceApprovalId: string }): Promise<SourceFacts | null> {
-  return tx.approval.findUnique({ where: { id: s.sourceApprovalId }, select: SOURCE_SELECT });
-}
-
 /**
  * One more approval of a proposed standing approval, under the policy as it
  * is now and its pace rules on the source request's page. It becomes active
@@ -358,72 +274,5 @@ export async function revokeStanding(by: { userId: string } | "cli", standingId:
     await tx.standingApproval.update({ where: { id: standingId }, data: { status: "revoked", revokedAt: now, revokedBy: actor } });
     await appendAuditEvent(tx, { type: "standing.revoked", actor, data: { standing: standingId, uses: s.uses } });
     return { id: standingId, status: "revoked" as const, revoked_at: now.toISOString() };
-  });
-}
-
-export type StandingView = {
-  id: string;
-  service: string;
-  tool: string;
-  pins: string[];
-  reason: string;
-  status: "proposed" | "active" | "revoked" | "expired";
-  policy: string;
-  quorum: number;
-  approvedBy: string[];
-  uses: number;
-  maxUses: number | null;
-  lastUsedAt: Date | null;
-  createdAt: Date;
-  expiresAt: Date;
-  sourceApprovalId: string;
-  /** The viewer may approve it now / revoke it. */
-  canApprove: boolean;
-  canRevoke: boolean;
-};
-
-/** The standing approvals a viewer may see (all of them for the CLI), newest first. */
-export async function listStanding(viewerId: string | "cli", limit = 200): Promise<StandingView[]> {
-  const viewer = viewerId === "cli" ? null : await loadPerson(db(), viewerId);
-  const rows = await db().standingApproval.findMany({
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: limit,
-    include: { votes: { select: { reviewerId: true } } },
-  });
-  const services = new Map((await db().service.findMany({ select: { id: true, slug: true } })).map((s) => [s.id, s.slug]));
-  const visible = rows.filter((s) => viewerId === "cli" || visibleTo(viewer, s));
-  // Who may still approve or revoke: the check's person part under the policy as it is now.
-  const policies = await loadPolicies(db());
-  const sources = new Map(
-    viewer
-      ? (await db().approval.findMany({ where: { id: { in: visible.map((s) => s.sourceApprovalId) } }, select: SOURCE_SELECT })).map((a) => [a.id, a])
-      : [],
-  );
-  const now = new Date();
-  return visible.map((s) => {
-    const status = s.status !== "revoked" && s.expiresAt <= now ? "expired" : (s.status as StandingView["status"]);
-    const source = sources.get(s.sourceApprovalId);
-    const rules = source ? standingRules(policies, source, s.quorum) : null;
-    const eligible = viewer !== null && isItsReviewer(viewer, s, rules);
-    const admin = viewer !== null && can({ roles: rolesOf(viewer) }, "admin:policies");
-    return {
-      id: s.id,
-      service: services.get(s.serviceId) ?? "",
-      tool: s.tool,
-      pins: pinWords(parsePins(s.pins)),
-      reason: s.reason,
-      status,
-      policy: s.policyName,
-      quorum: rules?.quorum ?? s.quorum,
-      approvedBy: parseStringList(s.approvedBy),
-      uses: s.uses,
-      maxUses: s.maxUses,
-      lastUsedAt: s.lastUsedAt,
-      createdAt: s.createdAt,
-      expiresAt: s.expiresAt,
-      sourceApprovalId: s.sourceApprovalId,
-      canApprove: status === "proposed" && eligible && !s.votes.some((v) => v.reviewerId === viewerId),
-      canRevoke: (status === "proposed" || status === "active") && (eligible || admin),
-    };
   });
 }

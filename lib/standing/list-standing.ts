@@ -1,0 +1,79 @@
+// The standing approvals a viewer may see, and whether they may approve or
+// revoke each now (the person part of the one check, under the policy as it
+// is now).
+import "server-only";
+import { db } from "../db/client";
+import { can } from "../auth/permissions";
+import { loadPolicies } from "../policies/load-policies";
+import { loadPerson } from "../reviews/people";
+import { rolesOf, visibleTo } from "../reviews/visibility";
+import { parseStringList } from "../string-list";
+import { parsePins, pinWords } from "./pins";
+import { isItsReviewer, SOURCE_SELECT, standingRules } from "./standing-rules";
+
+export type StandingView = {
+  id: string;
+  service: string;
+  tool: string;
+  pins: string[];
+  reason: string;
+  status: "proposed" | "active" | "revoked" | "expired";
+  policy: string;
+  quorum: number;
+  approvedBy: string[];
+  uses: number;
+  maxUses: number | null;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+  expiresAt: Date;
+  sourceApprovalId: string;
+  /** The viewer may approve it now / revoke it. */
+  canApprove: boolean;
+  canRevoke: boolean;
+};
+
+/** The standing approvals a viewer may see (all of them for the CLI), newest first. */
+export async function listStanding(viewerId: string | "cli", limit = 200): Promise<StandingView[]> {
+  const viewer = viewerId === "cli" ? null : await loadPerson(db(), viewerId);
+  const rows = await db().standingApproval.findMany({
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+    include: { votes: { select: { reviewerId: true } } },
+  });
+  const services = new Map((await db().service.findMany({ select: { id: true, slug: true } })).map((s) => [s.id, s.slug]));
+  const visible = rows.filter((s) => viewerId === "cli" || visibleTo(viewer, s));
+  // Who may still approve or revoke: the check's person part under the policy as it is now.
+  const policies = await loadPolicies(db());
+  const sources = new Map(
+    viewer
+      ? (await db().approval.findMany({ where: { id: { in: visible.map((s) => s.sourceApprovalId) } }, select: SOURCE_SELECT })).map((a) => [a.id, a])
+      : [],
+  );
+  const now = new Date();
+  return visible.map((s) => {
+    const status = s.status !== "revoked" && s.expiresAt <= now ? "expired" : (s.status as StandingView["status"]);
+    const source = sources.get(s.sourceApprovalId);
+    const rules = source ? standingRules(policies, source, s.quorum) : null;
+    const eligible = viewer !== null && isItsReviewer(viewer, s, rules);
+    const admin = viewer !== null && can({ roles: rolesOf(viewer) }, "admin:policies");
+    return {
+      id: s.id,
+      service: services.get(s.serviceId) ?? "",
+      tool: s.tool,
+      pins: pinWords(parsePins(s.pins)),
+      reason: s.reason,
+      status,
+      policy: s.policyName,
+      quorum: rules?.quorum ?? s.quorum,
+      approvedBy: parseStringList(s.approvedBy),
+      uses: s.uses,
+      maxUses: s.maxUses,
+      lastUsedAt: s.lastUsedAt,
+      createdAt: s.createdAt,
+      expiresAt: s.expiresAt,
+      sourceApprovalId: s.sourceApprovalId,
+      canApprove: status === "proposed" && eligible && !s.votes.some((v) => v.reviewerId === viewerId),
+      canRevoke: (status === "proposed" || status === "active") && (eligible || admin),
+    };
+  });
+}
