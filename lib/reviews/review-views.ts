@@ -89,3 +89,16 @@ export function paceRefusal(
   }
   return null;
 }
+
+/**
+ * What the request's page tells a reviewer who may vote about its pace rules,
+ * or null when there is nothing to say: from when a vote counts, and whether
+ * they must still open the arguments in full (only when their view left
+ * some out). The same arithmetic as paceRefusal, said ahead of the vote.
+ */
+export function paceNote(pace: ReviewPace, view: ReviewViewRow | null): { voteFrom: Date; needsFullView: boolean } | null {
+  if (!view || (pace.minReviewSeconds <= 0 && !pace.requireFullView)) return null;
+  const needsFullView = pace.requireFullView && view.truncated && !view.fullViewAt;
+  if (pace.minReviewSeconds <= 0 && !needsFullView) return null;
+  return { voteFrom: new Date(view.firstServedAt.getTime() + pace.minReviewSeconds * 1000), needsFullView };
+}

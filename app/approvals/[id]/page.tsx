@@ -26,7 +26,7 @@ import { getReviewView } from "@/lib/reviews/get-review-view";
 import { findNeighbours } from "@/lib/reviews/neighbours";
 import { requestDisplay, type TextView } from "@/lib/display/request-display";
 import { isTruncated } from "@/lib/display/bounded-tree";
-import { recordPageServed } from "@/lib/reviews/review-views";
+import { paceNote, recordPageServed } from "@/lib/reviews/review-views";
 import { standingOutline } from "@/lib/standing/shape";
 
 export const dynamic = "force-dynamic";
@@ -75,15 +75,7 @@ export default async function ApprovalPage({ params }: Params) {
   // a policy's min_review_seconds and require_full_view count from here.
   const truncated = isTruncated(shown.args);
   const view = v.status === "pending" ? await recordPageServed({ approvalId: v.id, userId: user.id, truncated }) : null;
-  const pace =
-    view && v.canReview && (v.minReviewSeconds > 0 || v.requireFullView)
-      ? {
-          voteFrom: new Date(view.firstServedAt.getTime() + v.minReviewSeconds * 1000).toISOString(),
-          needsFullView: v.requireFullView && view.truncated && !view.fullViewAt,
-        }
-      : null;
-  // Nothing to say when the only rule is a full view this reviewer does not need.
-  const paceNote = pace && (v.minReviewSeconds > 0 || pace.needsFullView) ? pace : null;
+  const pace = v.canReview ? paceNote(v, view) : null;
 
   return (
     <>
@@ -181,15 +173,15 @@ export default async function ApprovalPage({ params }: Params) {
               nextHref={approvalHref(near.following)}
               submitReview={submitReview}
             />
-            {paceNote && (
+            {pace && (
               <p role="note" className="mt-2 text-sm text-slate-700" data-testid="review-pace">
                 {v.minReviewSeconds > 0 && (
                   <>
                     This request&apos;s policy asks for at least {humanSeconds(v.minReviewSeconds)} on this page before a vote: you can vote from{" "}
-                    <LocalTime at={paceNote.voteFrom} />.{" "}
+                    <LocalTime at={pace.voteFrom.toISOString()} />.{" "}
                   </>
                 )}
-                {paceNote.needsFullView && <>Its arguments are not all shown: open Raw JSON under them to see them in full before you vote.</>}
+                {pace.needsFullView && <>Its arguments are not all shown: open Raw JSON under them to see them in full before you vote.</>}
               </p>
             )}
           </div>
