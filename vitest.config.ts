@@ -16,24 +16,16 @@ const lane = process.env.COUNTERSIGN_TEST_LANE;
 if (lane && lane !== "sqlite" && lane !== "postgresql") throw new Error("COUNTERSIGN_TEST_LANE must be sqlite or postgresql");
 const POSTGRES_LANE = ["**/*.postgresql.test.ts", "test/db/migrations-drift.test.ts"];
 const NOT_TESTS = ["**/node_modules/**", "**/*.unit.test.ts"];
-// The postgresql lane in three processes of about equal length: the
+// The postgresql lane in two processes of about equal length: part 1 the
 // hardening and database files (crash, multi-instance, outage: the longest
-// single files), the review and notification files, and everything else.
-// Unset: the whole lane in one process.
+// single files), part 2 everything else. Unset: the whole lane.
 const pgPart = process.env.COUNTERSIGN_TEST_PG_PART;
-if (pgPart && !["1", "2", "3"].includes(pgPart)) throw new Error("COUNTERSIGN_TEST_PG_PART must be 1, 2 or 3");
-const PG_PARTS = [
-  ["test/hardening", "test/db"],
-  ["test/reviews", "test/notifications"],
-];
+if (pgPart && pgPart !== "1" && pgPart !== "2") throw new Error("COUNTERSIGN_TEST_PG_PART must be 1 or 2");
+const PG_PART_1 = ["test/hardening/**", "test/db/**"];
 const postgresLane = () => {
-  const part = Number(pgPart);
-  if (part === 1 || part === 2) {
-    const dirs = PG_PARTS[part - 1]!;
-    const include = ["test/db/migrations-drift.test.ts", ...dirs.map((dir) => `${dir}/**/*.postgresql.test.ts`)];
-    return { include: part === 1 ? include : include.slice(1), exclude: NOT_TESTS };
-  }
-  if (part === 3) return { include: POSTGRES_LANE, exclude: [...NOT_TESTS, ...PG_PARTS.flat().map((dir) => `${dir}/**`)] };
+  if (pgPart === "1")
+    return { include: PG_PART_1.flatMap((dir) => POSTGRES_LANE.map((p) => (p.startsWith("**/") ? `${dir}/${p.slice(3)}` : p))), exclude: NOT_TESTS };
+  if (pgPart === "2") return { include: POSTGRES_LANE, exclude: [...NOT_TESTS, ...PG_PART_1] };
   return { include: POSTGRES_LANE, exclude: NOT_TESTS };
 };
 

@@ -50,22 +50,20 @@ const stages = [
   ],
   [{ name: "build", run: () => node("node_modules/next/dist/bin/next", "build"), env: { COUNTERSIGN_BUILD_TYPECHECKED: "1" } }],
   [
-    // The SQLite lane has most of the files: three processes, each with its
+    // The SQLite lane has most of the files: two processes, each with its
     // own apps, share them (Vitest's --shard splits the files between them).
-    // PostgreSQL's files run in the other lane, also three processes, split
-    // by folder (vitest.config.ts). Most of a test file's time is spent
-    // waiting (on apps, timers, other processes), so more processes than
-    // cores finish sooner.
-    ...[1, 2, 3].map((shard) => ({
+    // PostgreSQL's files run in the other lane, also two processes: the
+    // hardening and database files, and the rest (vitest.config.ts).
+    ...[1, 2].map((shard) => ({
       name: "vitest",
-      tag: `sqlite ${shard}/3`,
-      run: () => node(vitest, "run", `--shard=${shard}/3`, ...vitestJson(`sqlite-${shard}`)),
+      tag: `sqlite ${shard}/2`,
+      run: () => node(vitest, "run", `--shard=${shard}/2`, ...vitestJson(`sqlite-${shard}`)),
       env: { PG_TEST_URL: "", COUNTERSIGN_TEST_LANE: "sqlite" },
     })),
     ...(process.env.PG_TEST_URL
-      ? [1, 2, 3].map((part) => ({
+      ? [1, 2].map((part) => ({
           name: "vitest",
-          tag: `postgresql ${part}/3`,
+          tag: `postgresql ${part}/2`,
           run: () => node(vitest, "run", ...vitestJson(`postgresql-${part}`)),
           env: { COUNTERSIGN_TEST_PROVIDERS: "postgresql", COUNTERSIGN_TEST_LANE: "postgresql", COUNTERSIGN_TEST_PG_PART: String(part) },
         }))
