@@ -85,9 +85,11 @@ export function auditSuite(provider: Provider, enabled = true) {
     });
 
     it("keeps one unbroken chain under 200 concurrent appends", async () => {
-      await Promise.all(
+      // Settled, not Promise.all: should one append fail, the others still finish here instead of running into the next test.
+      const appends = await Promise.allSettled(
         Array.from({ length: 200 }, (_, i) => inTransaction((tx) => appendAuditEvent(tx, { type: "review.recorded", actor: "system", data: { i } }))),
       );
+      expect(appends.filter((a) => a.status === "rejected").map((a) => String((a as PromiseRejectedResult).reason))).toEqual([]);
       expect(await audit.verifyChain()).toMatchObject({ ok: true, events: 210 });
       const seqs = (await ctx.db.auditEvent.findMany({ select: { seq: true }, orderBy: { seq: "asc" } })).map((e) => e.seq);
       expect(seqs).toEqual(Array.from({ length: 210 }, (_, i) => i + 1));
