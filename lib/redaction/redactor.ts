@@ -95,7 +95,7 @@ export function compileRedactor(customRules: ReadonlyArray<CustomRule> = []): Re
   });
   const ruleNames = [...BUILTIN_TEXT_RULES, ...custom.map((r) => r.name)];
   const { redact: redactCounted, withoutTags, firstRule, scanner } = textRedactor([...BUILTIN_RULES, ...custom], ruleNames);
-  const siblingRules = { pem: ruleNames.indexOf("pem"), email: ruleNames.indexOf("email") };
+  const siblingRules = { pem: ruleNames.indexOf("pem"), email: ruleNames.indexOf("email"), card: ruleNames.indexOf("card_number") };
   const acrossAlways = new Set([siblingRules.pem, ruleNames.indexOf("seed_phrase")]);
 
   const redactValue = (input: unknown, onHidden?: OnHidden): RedactionResult => {

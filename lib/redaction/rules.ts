@@ -39,7 +39,7 @@ const isDigit = (c: number) => c >= 48 && c <= 57;
 
 // Separators people and systems put between card digit groups: spaces (also
 // no-break and thin ones), dashes, dots, underscores and slashes.
-const isCardSeparator = (c: number) =>
+export const isCardSeparator = (c: number): boolean =>
   c === 32 ||
   c === 9 ||
   c === 45 ||

@@ -110,6 +110,24 @@ describe("redaction class examples and near misses", () => {
     expect(redact('{"password":"hunter2","user":"ana"}')).toBe('{"password":"[redacted:secret_key]","user":"ana"}');
   });
 
+  it("hides every digit of a card number split where one piece holds a card alone", () => {
+    const split = (parts: string[]) => JSON.stringify(redactor.redactValue({ parts }).value);
+    // The first piece alone is a card from "2385" on; the join is one from "2000" (a run found by a property test).
+    expect(split(["pay with 2000 - 2385 - 7935 - 1488 - 88", "2 today"])).toBe(
+      '{"parts":["pay with [redacted:card_number]","[redacted:card_number] today"]}',
+    );
+    // Only the later piece is a card alone; the separator at the cut says the number goes on.
+    // (2004 followed by the 15-digit card passes Luhn too.)
+    expect(split(["pay with 2004 - ", "411111111111116 today"])).toBe('{"parts":["pay with [redacted:card_number]","[redacted:card_number] today"]}');
+    expect(split(["pay with 2004", " - 411111111111116"])).toBe('{"parts":["pay with [redacted:card_number]","[redacted:card_number]"]}');
+    // Or six digits of it are in the first piece.
+    expect(split(["ref 200424", "4111111111119"])).toBe('{"parts":["ref [redacted:card_number]","[redacted:card_number]"]}');
+    // Digits that only happen to make a longer valid number stay visible ("26" + the card passes Luhn).
+    expect(JSON.stringify(redactor.redactValue({ amount: "26", pan: "4111111111111111" }).value)).toBe(
+      '{"amount":"26","pan":"[redacted:card_number]"}',
+    );
+  });
+
   it("leaves ordinary text alone", () => {
     for (const text of [
       "a basic approach to internationalization",
