@@ -44,6 +44,9 @@ const envSchema = z
     // Proxies in front of the app that append to X-Forwarded-For; the sign-in
     // limit keys on the address the outermost of them saw (0: the socket's).
     TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    // Page renders at once per instance (scripts/server/page-turns.mjs); the
+    // rest wait their turn. API routes and server actions never wait.
+    PAGE_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
     // First retry delay of a failed callback; later ones double (capped at 1 h).
     CALLBACK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
     // How long after an approved consume an execution report may take before

@@ -543,8 +543,6 @@ async function main() {
     return a;
   });
   const base = app.baseUrl;
-  if (renderOnly) return renderOnlyRun(app, helperEnv, build);
-  if (soakMode) return soakOnlyRun(app, helperEnv, build);
   if (profile) {
     profileMark = async (label) => {
       const next = appRss(app.child.pid);
@@ -554,6 +552,8 @@ async function main() {
       await sleep(300);
     };
   }
+  if (renderOnly) return renderOnlyRun(app, helperEnv, build);
+  if (soakMode) return soakOnlyRun(app, helperEnv, build);
 
   const setupFile = join(tmp, "setup.json");
   const autoFile = join(tmp, "auto-approved.json");
@@ -967,7 +967,8 @@ async function renderOnlyRun(app, helperEnv, build) {
   const render = await phase("render", () => renderBench({ base: app.baseUrl, cookie, service: setup.services[0], samples: P.pageSamples }));
   log(`run page of ${RUN_SCENARIO} look-alike requests: server time, size, health check during 8 renders, the queue filtered to the run`);
   const seedRun = (n, bytes) => runHelper(["lookalike-run", setupFile, String(n), String(bytes)], helperEnv);
-  const runPage = await phase("run_page", () => runPageBench({ base: app.baseUrl, cookie, seedRun, samples: P.pageSamples, log }));
+  await profileMark("render-decision-page");
+  const runPage = await phase("run_page", () => runPageBench({ base: app.baseUrl, cookie, seedRun, samples: P.pageSamples, log, mark: profileMark }));
   await app.stop();
   const figures = renderFigures(render, runPage).map((f) => ({ ...f, met: f.value == null ? null : f.met(f.value) }));
   writeModeResult("render", build, figures, { ...render, run_page: runPage });

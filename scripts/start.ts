@@ -76,10 +76,14 @@ async function main() {
 
   // Next's server behind a thin custom server that stamps each request with
   // the client's address (scripts/server/serve.mjs); plain Node, as `next start` runs.
-  const child = spawn(process.execPath, [join(root, "scripts", "server", "serve.mjs"), String(e.PORT), String(e.TRUSTED_PROXY_HOPS)], {
-    stdio: "inherit",
-    env: { ...process.env, ...serverMemoryEnv(e.HEAP_LIMIT_MIB), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
-  });
+  const child = spawn(
+    process.execPath,
+    [join(root, "scripts", "server", "serve.mjs"), String(e.PORT), String(e.TRUSTED_PROXY_HOPS), String(e.PAGE_RENDER_CONCURRENCY)],
+    {
+      stdio: "inherit",
+      env: { ...process.env, ...serverMemoryEnv(e.HEAP_LIMIT_MIB), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+    },
+  );
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
   // Its own launcher gone (scripts/server/when-parent-gone.mjs): stop the server; its exit ends this process.

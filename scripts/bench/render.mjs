@@ -108,9 +108,9 @@ const RUN_PAGE_REQUESTS = 25;
 /**
  * The run-page scenario. `seedRun(n, bytes)` makes one run of n look-alike
  * requests through scripts/bench/helper.ts and returns { service, run_id, ids, mean_arg_bytes }.
- * @param {{ base: string, cookie: { header: string }, seedRun: (n: number, bytes: number) => { service: string, run_id: string, ids: string[], mean_arg_bytes: number }, samples: number, log?: (m: string) => void }} o
+ * @param {{ base: string, cookie: { header: string }, seedRun: (n: number, bytes: number) => { service: string, run_id: string, ids: string[], mean_arg_bytes: number }, samples: number, log?: (m: string) => void, mark?: (label: string) => Promise<void> }} o
  */
-export async function runPageBench({ base, cookie, seedRun, samples, log }) {
+export async function runPageBench({ base, cookie, seedRun, samples, log, mark }) {
   const big = seedRun(RUN_REQUESTS, 145_000);
   const small = seedRun(RUN_REQUESTS, 1_000);
   const runPath = (r) => `/runs/${encodeURIComponent(r.service)}/${encodeURIComponent(r.run_id)}`;
@@ -128,6 +128,8 @@ export async function runPageBench({ base, cookie, seedRun, samples, log }) {
   const bigQueue = await step("queue, large", () => pageTimes(base, cookie, null, samples, queuePath(big), queued(big)));
   const smallQueue = await step("queue, small", () => pageTimes(base, cookie, null, samples, queuePath(small), queued(small)));
   // Last: before the bound, eight of these at once could take the app down.
+  // With --profile, this stretch is a CPU-profile segment of its own.
+  await mark?.("run-page-seed-and-single-renders");
   const concurrent = await step("8 at once", () =>
     healthDuringRenders(base, cookie, null, 8, runPath(big), lists(RUN_PAGE_REQUESTS)).catch((e) => ({
       // The health check itself failed: the app is down.

@@ -6,19 +6,25 @@
 // SIGINT stop accepting connections, let requests in flight finish, close
 // Next, exit.
 //
-// Usage: node scripts/server/serve.mjs <port> <trusted-proxy-hops>
+// Page renders take turns (scripts/server/page-turns.mjs): at most
+// <page-renders> at once, so that heavy pages cannot hold up the health
+// check, the API or each other's first bytes for long.
+//
+// Usage: node scripts/server/serve.mjs <port> <trusted-proxy-hops> [<page-renders>]
 import { createServer } from "node:http";
 import next from "next";
 import { clientAddressFrom } from "./client-address.mjs";
 import { whenParentGone } from "./when-parent-gone.mjs";
+import { pageTurns } from "./page-turns.mjs";
 
 /** Keep in step with lib/http/client-address.ts. */
 const CLIENT_ADDRESS_HEADER = "x-countersign-client-address";
 
 const port = Number(process.argv[2]);
 const hops = Number(process.argv[3] ?? "0");
-if (!Number.isInteger(port) || !Number.isInteger(hops) || hops < 0) {
-  process.stderr.write("usage: serve.mjs <port> <trusted-proxy-hops>\n");
+const pageRenders = Number(process.argv[4] ?? "2");
+if (!Number.isInteger(port) || !Number.isInteger(hops) || hops < 0 || !Number.isInteger(pageRenders) || pageRenders < 1) {
+  process.stderr.write("usage: serve.mjs <port> <trusted-proxy-hops> [<page-renders>]\n");
   process.exit(2);
 }
 
@@ -41,13 +47,16 @@ const app = next({ dev: false, dir: process.cwd(), port });
 const handle = app.getRequestHandler();
 await app.prepare();
 
+const turns = pageTurns({ limit: pageRenders });
 const server = createServer((req, res) => {
   stampClientAddress(req);
-  handle(req, res).catch((err) => {
-    console.error(err);
-    if (!res.headersSent) res.statusCode = 500;
-    res.end();
-  });
+  turns.admit(req, res, () =>
+    handle(req, res).catch((err) => {
+      console.error(err);
+      if (!res.headersSent) res.statusCode = 500;
+      res.end();
+    }),
+  );
 });
 // An idle keep-alive connection must outlive the client's (a load balancer's,
 // an agent SDK's): when the server closes first, a request sent on that
