@@ -40,9 +40,14 @@ export type AdminOutput = { stdout: (text: string) => void; stderr: (text: strin
  * browser tests make their fixtures this way); the command line closes it.
  */
 export async function runAdmin(argv: string[], out: AdminOutput, { keepConnection = false } = {}): Promise<number> {
-  const { words, flags } = parseArgs(argv);
+  const { words, flags } = parseArgs(argv.map((a) => (a === "-h" ? "--help" : a)));
   const name = words.slice(0, 2).join(" ");
   const command = COMMANDS[name];
+  // Asking for help is not a mistake: usage on stdout, exit 0.
+  if (flags.has("help") || (words.length === 1 && words[0] === "help")) {
+    out.stdout((command ? `usage: npm run admin -- ${command.usage}` : usage()) + "\n");
+    return 0;
+  }
   try {
     if (!command || words.length !== 2 + (command.args?.length ?? 0)) {
       throw new UsageError(words.length ? `unknown command: ${words.join(" ")}` : "no command");
