@@ -7,7 +7,7 @@
 import "server-only";
 import { z } from "zod";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { appendAuditEvent, recordAudit } from "../audit/append-event";
 import { AppError } from "../errors";
 import { signReceipt } from "../receipts/sign-receipt";
 import { currentSigningKey, type ActiveKey } from "../receipts/signing-keys";
@@ -68,7 +68,7 @@ export async function consumeApproval(service: AuthenticatedService, approvalId:
     );
     if (mismatched.length) {
       // Refused, and recorded: the audit event commits, nothing is consumed.
-      await appendAuditEvent(tx, {
+      recordAudit({
         type: "consume.refused",
         actor: `service:${service.slug}`,
         approvalId,

@@ -5,11 +5,11 @@
 // counted in this instance's metrics (lib/metrics).
 import "server-only";
 import type { Tx } from "../db/client";
-import { afterCommit } from "../db/after-commit";
+import { afterCommit } from "../db/unit-of-work";
 import { asDate, sqlOf, type Sql } from "../db/sql";
 import { countDecision } from "../metrics/count";
-import { appendAuditEvent } from "../audit/append-event";
-import type { Actor, AuditInput } from "../audit/events";
+import { recordAudit } from "../audit/append-event";
+import type { Actor } from "../audit/events";
 import { enqueueCallback } from "../callbacks/enqueue-callback";
 import { announceChange } from "./changes";
 
@@ -34,8 +34,6 @@ export async function finalizeApproval(
     actor: Actor;
     reason?: string | null;
     requireExpired?: boolean;
-    /** Events the caller appends together, last in its transaction (see appendAuditEvents): the decision's goes there instead of being appended now. */
-    auditInto?: AuditInput[];
   },
 ): Promise<boolean> {
   const sql = sqlOf(tx);
@@ -61,7 +59,7 @@ export async function finalizeApproval(
     decidedAt: opts.decidedAt,
   });
   await announceChange(sql, approvalId);
-  const event: AuditInput = {
+  recordAudit({
     type: EVENT[decision],
     actor: opts.actor,
     approvalId,
@@ -71,8 +69,6 @@ export async function finalizeApproval(
       args_digest: a.args_digest,
       ...(opts.reason ? { reason: opts.reason } : {}),
     },
-  };
-  if (opts.auditInto) opts.auditInto.push(event);
-  else await appendAuditEvent(sql, event);
+  });
   return true;
 }

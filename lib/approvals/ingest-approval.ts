@@ -6,8 +6,7 @@ import "server-only";
 import { db, type Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { direct, directTransaction, isUniqueViolation, placeholders, sqlOf, type Sql, type SqlParam } from "../db/sql";
-import { appendAuditEvents } from "../audit/append-event";
-import type { AuditInput } from "../audit/events";
+import { recordAudit } from "../audit/append-event";
 import { followUpNotices, scheduleNotices, type Notice } from "../notifications/schedule";
 import { countPossibleApprovers } from "../notifications/recipients";
 import { argsDigest } from "@countersign/client";
@@ -25,7 +24,7 @@ import type { ApprovalCreated, ApprovalRequested } from "./schemas";
 import { redactArguments } from "../revisions/hidden-values";
 import { checkRevision, type RevisionCheck } from "../revisions/check-revision";
 import { recordVoteInTx } from "../reviews/record-review";
-import { lockStandingRows, matchingStanding, useFirstStanding, type StandingMatch } from "../standing/apply-standing";
+import { matchingStanding, useFirstStanding, type StandingMatch } from "../standing/apply-standing";
 
 export type IngestResult = { created: boolean; body: ApprovalCreated };
 
@@ -90,7 +89,7 @@ type NewRequest = {
 /**
  * Stores a new request in the caller's transaction: the row, its webhook id,
  * the change notice; the first of `standing` that can still be used decides
- * it; then the audit events, together and last. A request left pending gets
+ * it; its audit events are recorded (appended last, at the commit). A request left pending gets
  * its notice triggers (committed with it: a crash after the answer still tells the
  * reviewers, and the admins when nobody could ever approve it). Plain
  * statements (lib/db/sql.ts): the driver's own transaction for an ordinary
@@ -126,21 +125,17 @@ async function storeRequest(
   if (standing.length === 0) await scheduleNotices(sql, request.id, notices);
   // Live queue pages: other instances hear it on commit (PostgreSQL NOTIFY).
   await announceChange(sql, request.id);
-  // The events are appended together, last: on PostgreSQL the chain's head
-  // is held from that append to the commit, not across the standing
-  // approval's statements.
-  const events: AuditInput[] = [
-    {
-      type: "approval.requested",
-      actor: `service:${service.slug}`,
-      approvalId: request.id,
-      data: { ...audit, ...(quorumUnreachable ? { quorum_unreachable: true, possible_approvers: possible } : {}) },
-    },
-  ];
+  // Recorded, and appended with the standing approval's events as the
+  // transaction's last statements (lib/db/unit-of-work.ts).
+  recordAudit({
+    type: "approval.requested",
+    actor: `service:${service.slug}`,
+    approvalId: request.id,
+    data: { ...audit, ...(quorumUnreachable ? { quorum_unreachable: true, possible_approvers: possible } : {}) },
+  });
   // Calls like one a quorum already approved for a while are decided as they arrive: nobody is asked.
-  const standingId = await useFirstStanding(sql, request, standing, { serviceSlug: service.slug, policy }, events);
+  const standingId = await useFirstStanding(sql, request, standing, { serviceSlug: service.slug, policy });
   if (standingId === null && standing.length > 0) await scheduleNotices(sql, request.id, notices);
-  await appendAuditEvents(sql, events);
   return { quorumUnreachable, standingId };
 }
 
@@ -270,9 +265,9 @@ export async function ingestApproval(service: ServiceAuth, webhookId: string, ev
     const result = revision
       ? await inTransaction(async (tx) => {
           const possible = await countPossibleApprovers(tx, request, now);
-          // Matched and locked before the first audit append (lockStandingRows), used only after the carried vote.
+          // Matched now, used only after the carried vote. Every event is appended at the commit, so
+          // the chain's head is still this transaction's last lock (lib/db/unit-of-work.ts).
           const standing = await matchingStanding(tx, request, policy, { view, hidden });
-          await lockStandingRows(tx, standing);
           const { quorumUnreachable } = await storeRequest(tx, service, webhookId, request, columns, policy, audit, { possible, standing: [] });
           let row = await tx.approval.findUniqueOrThrow({ where: { id: request.id } });
           if (revision.carries) {

@@ -15,7 +15,7 @@ import "server-only";
 import { db, type Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { ERROR_STATUS } from "../errors";
-import { appendAuditEvent } from "./append-event";
+import { recordAudit } from "./append-event";
 import type { AuditData } from "./events";
 
 export const REFUSAL_KINDS = ["webhook.rejected", "user.sign_in_refused", "slack.interaction_rejected"] as const;
@@ -86,7 +86,7 @@ export async function flushRefusalTallies(now = Date.now()): Promise<number> {
         RETURNING count`;
       if (claimed.length === 0) return false; // another instance flushed it
       const count = Number(claimed[0]!.count);
-      await appendAuditEvent(tx, { type: kind, actor: "system", data: eventData({ ...row, kind }, count) });
+      recordAudit({ type: kind, actor: "system", data: eventData({ ...row, kind }, count) });
       return true;
     });
     if (wrote) written++;

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { env } from "../env";
 import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { recordAudit } from "../audit/append-event";
 import { emailSchema } from "../users/schemas";
 import { clientAddress } from "../http/client-address";
 import { countRefusedSignIn, gateSignIn, noteSignInFailure } from "./sign-in-limits";
@@ -29,7 +29,7 @@ const credentialsSchema = z.object({ email: emailSchema, password: z.string().mi
 const tokenClaims = z.object({ sid: z.string(), uid: z.string() });
 
 async function audit(type: "user.signed_in" | "user.sign_in_failed" | "user.signed_out", data: Record<string, string>) {
-  await inTransaction((tx) => appendAuditEvent(tx, { type, actor: "system", data }));
+  await inTransaction(async () => recordAudit({ type, actor: "system", data }));
 }
 
 class SignInRefused extends CredentialsSignin {

@@ -7,7 +7,7 @@ import "server-only";
 import { z } from "zod";
 import { inTransaction } from "../db/transaction";
 import { env } from "../env";
-import { appendAuditEvent } from "../audit/append-event";
+import { recordAudit } from "../audit/append-event";
 import { newId } from "../ids";
 import { emailSchema } from "../users/schemas";
 
@@ -38,7 +38,7 @@ export async function linkOidcIdentity(issuer: string, rawProfile: unknown): Pro
       return { refused: "email-unverified" as const };
     }
     if (!existing) {
-      await appendAuditEvent(tx, { type: "user.created", actor: "system", data: { user: profile.email, issuer } });
+      recordAudit({ type: "user.created", actor: "system", data: { user: profile.email, issuer } });
     }
     const user = existing ?? (await tx.user.create({ data: { id: newId("usr"), email: profile.email, name: profile.name ?? null } }));
     await tx.identity.create({

@@ -22,7 +22,7 @@ import { createHash } from "node:crypto";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { env } from "../env";
-import { withAfterCommit } from "./after-commit";
+import { withUnitOfWork } from "./unit-of-work";
 import type { Tx } from "./client";
 import { db } from "./client";
 import { driverOf } from "./driver";
@@ -227,11 +227,19 @@ export function direct(): Sql {
 /**
  * Runs fn in one transaction on the driver: BEGIN IMMEDIATE on SQLite (the
  * write lock up front, like inTransaction), READ COMMITTED on PostgreSQL.
- * Commits when fn resolves, rolls back when it throws. What fn queues with
- * afterCommit() (after-commit.ts) runs once it committed.
+ * Commits when fn resolves, rolls back when it throws. A unit of work
+ * (unit-of-work.ts): what fn queues with beforeCommit() (the audit events it
+ * recorded) runs last in it, what it queues with afterCommit() once it
+ * committed.
  */
 export function directTransaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-  return withAfterCommit(() => driverTransaction(fn));
+  return withUnitOfWork((finish) =>
+    driverTransaction(async (sql) => {
+      const result = await fn(sql);
+      await finish(sql);
+      return result;
+    }),
+  );
 }
 
 async function driverTransaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {

@@ -1,6 +1,7 @@
 import "server-only";
-import { withAfterCommit } from "./after-commit";
+import { withUnitOfWork } from "./unit-of-work";
 import { db, type Tx } from "./client";
+import { sqlOf } from "./sql";
 import { transactionScope } from "./sqlite-adapter";
 
 /**
@@ -8,8 +9,21 @@ import { transactionScope } from "./sqlite-adapter";
  * (sqlite-adapter.ts) makes it BEGIN IMMEDIATE and keeps every other
  * statement out until it ends; on PostgreSQL it is READ COMMITTED, and
  * callers lock what they check (conditional updates, the audit head row).
- * What fn queues with afterCommit() (after-commit.ts) runs once it committed.
+ * A unit of work (unit-of-work.ts): what fn queues with beforeCommit() (the
+ * audit events it recorded) runs last in it, what it queues with
+ * afterCommit() once it committed.
  */
 export function inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return withAfterCommit(() => transactionScope.run(true, () => db().$transaction(fn, { maxWait: 10_000, timeout: 20_000 })));
+  return withUnitOfWork((finish) =>
+    transactionScope.run(true, () =>
+      db().$transaction(
+        async (tx) => {
+          const result = await fn(tx);
+          await finish(sqlOf(tx));
+          return result;
+        },
+        { maxWait: 10_000, timeout: 20_000 },
+      ),
+    ),
+  );
 }

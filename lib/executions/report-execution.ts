@@ -7,7 +7,7 @@
 import "server-only";
 import type { z } from "zod";
 import type { ExecutionRecorded } from "@countersign/client";
-import { appendAuditEvent } from "../audit/append-event";
+import { recordAudit } from "../audit/append-event";
 import { enqueueExecutedCallback } from "../callbacks/enqueue-callback";
 import { inTransaction } from "../db/transaction";
 import { AppError } from "../errors";
@@ -67,7 +67,7 @@ export async function reportExecution(
       finishedAt,
     });
     // Digests and times only: nothing of the arguments or the result.
-    await appendAuditEvent(tx, {
+    recordAudit({
       type: "approval.executed",
       actor: `service:${service.slug}`,
       approvalId: row.id,

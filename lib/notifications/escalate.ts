@@ -5,7 +5,7 @@
 // the newly eligible can act at once. Runs in the fan-out's transaction.
 import "server-only";
 import type { Tx } from "../db/client";
-import { appendAuditEvent } from "../audit/append-event";
+import { recordAudit } from "../audit/append-event";
 import { announceChange } from "../approvals/changes";
 import { requiredRolesOf } from "../reviews/eligibility";
 
@@ -35,7 +35,7 @@ export async function escalateApproval(tx: Tx, approvalId: string, now = new Dat
   });
   if (count === 0) return null;
   await announceChange(tx, approvalId);
-  await appendAuditEvent(tx, {
+  recordAudit({
     type: "approval.escalated",
     actor: "system",
     approvalId,

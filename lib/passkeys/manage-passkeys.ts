@@ -11,7 +11,7 @@ import { coseKeyToJwk } from "@countersign/client";
 import type { JsonWebKey } from "node:crypto";
 import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { recordAudit } from "../audit/append-event";
 import { AppError, invalidRequest } from "../errors";
 import { newId } from "../ids";
 import { log } from "../log";
@@ -204,7 +204,7 @@ export async function registerPasskey(
       { id: userId, email: account.email },
       { kind: "passkey_registered", passkeyId: row.id, name: row.name, at: now, confirmedBy },
     );
-    await appendAuditEvent(tx, {
+    recordAudit({
       type: "passkey.registered",
       actor: `user:${account.email}`,
       data: { user: account.email, credential_id: credential.id, name: name.data, alg, ...confirmation, emailed },
@@ -239,7 +239,7 @@ export async function removePasskey(userId: string, rawId: unknown, now = new Da
       { id: userId, email: user.email },
       { kind: "passkey_removed", passkeyId: removed.id, name: removed.name, at: now },
     );
-    await appendAuditEvent(tx, {
+    recordAudit({
       type: "passkey.removed",
       actor: `user:${user.email}`,
       data: { user: user.email, credential_id: removed.credentialId, name: removed.name, remaining, emailed },

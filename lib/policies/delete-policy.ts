@@ -1,6 +1,6 @@
 import "server-only";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { holdAuditHead, recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 import { AppError } from "../errors";
 import { assertPoliciesEditable } from "./policy-source";
@@ -11,7 +11,8 @@ export async function deletePolicy(nameInput: string, actor: Actor): Promise<{ n
   assertPoliciesEditable();
   const name = policyNameSchema.parse(nameInput);
   return inTransaction(async (tx) => {
-    await appendAuditEvent(tx, { type: "policy.changed", actor, data: { policy: name, change: "deleted" } });
+    await holdAuditHead(tx);
+    recordAudit({ type: "policy.changed", actor, data: { policy: name, change: "deleted" } });
     const row = await tx.policy.findUnique({ where: { name }, select: { id: true, isDefault: true } });
     if (!row) throw new AppError("not-found", `no policy named ${name}`);
     if (row.isDefault) throw new AppError("conflict", "the default policy can be edited but not deleted");

@@ -1,6 +1,6 @@
 // Between a policy definition (schemas.ts) and its stored row: writing one,
 // comparing one, and the audit data that records one. Callers hold the
-// audit head lock (they appended an event first in the same transaction).
+// audit head lock (they took it, or appended an event, first in the same transaction).
 import "server-only";
 import type { Tx } from "../db/client";
 import type { AuditData } from "../audit/events";

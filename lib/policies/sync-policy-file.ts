@@ -5,7 +5,7 @@
 import "server-only";
 import { db, type Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { appendAuditEvent, holdAuditHead, recordAudit } from "../audit/append-event";
 import { DEFAULT_POLICY } from "./default-policy";
 import { auditDataOf, definitionOf, sameDefinition, writePolicyRow } from "./policy-rows";
 import { ruleFromRow } from "./load-policies";
@@ -49,7 +49,8 @@ export async function syncPolicyFile(file: PolicyFile): Promise<SyncResult> {
   if (first.writes.length === 0 && first.deletes.length === 0) return first.result;
   return inTransaction(async (tx) => {
     // Takes the head lock first; the plan is then made again on current rows.
-    await appendAuditEvent(tx, {
+    await holdAuditHead(tx);
+    recordAudit({
       type: "policy.changed",
       actor: "system",
       data: { source: SOURCE, change: "synced", file_digest: file.digest, policies: desired.length },
@@ -65,7 +66,7 @@ export async function syncPolicyFile(file: PolicyFile): Promise<SyncResult> {
     }
     for (const row of deletes) {
       await tx.policy.delete({ where: { id: row.id } });
-      await appendAuditEvent(tx, {
+      recordAudit({
         type: "policy.changed",
         actor: "system",
         data: { policy: row.name, change: "deleted", source: SOURCE },

@@ -11,7 +11,7 @@ import { direct } from "../db/sql";
 import { env } from "../env";
 import { decryptSecret, encryptSecret } from "../crypto/at-rest";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 
 const PURPOSE = "receipt.signing_key";
@@ -87,7 +87,7 @@ export async function rotateReceiptKey(actor: Actor) {
   await ensureSigningKey();
   return inTransaction(async (tx) => {
     const r = await rotateSigningKey(tx);
-    await appendAuditEvent(tx, { type: "receipt_key.rotated", actor, data: { kid: r.kid, previous: r.previous } });
+    recordAudit({ type: "receipt_key.rotated", actor, data: { kid: r.kid, previous: r.previous } });
     return { kid: r.kid, previous: r.previous };
   });
 }

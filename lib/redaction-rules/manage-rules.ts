@@ -5,7 +5,7 @@ import type { Tx } from "../db/client";
 import { sqlOf, type Sql } from "../db/sql";
 import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { holdAuditHead, recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 import { AppError } from "../errors";
 import { compileRedactor, validateCustomPattern, type Redactor } from "../redaction";
@@ -14,7 +14,8 @@ export async function addRedactionRule(input: { name: string; pattern: string },
   const check = validateCustomPattern(input.name, input.pattern);
   if (!check.ok) throw new AppError("invalid-request", check.message);
   return inTransaction(async (tx) => {
-    await appendAuditEvent(tx, { type: "redaction.changed", actor, data: { rule: input.name, change: "added" } });
+    await holdAuditHead(tx);
+    recordAudit({ type: "redaction.changed", actor, data: { rule: input.name, change: "added" } });
     if (await tx.redactionRule.findUnique({ where: { name: input.name } })) {
       throw new AppError("conflict", `a rule named ${input.name} exists`);
     }
@@ -25,7 +26,8 @@ export async function addRedactionRule(input: { name: string; pattern: string },
 
 export async function removeRedactionRule(name: string, actor: Actor) {
   return inTransaction(async (tx) => {
-    await appendAuditEvent(tx, { type: "redaction.changed", actor, data: { rule: name, change: "removed" } });
+    await holdAuditHead(tx);
+    recordAudit({ type: "redaction.changed", actor, data: { rule: name, change: "removed" } });
     const { count } = await tx.redactionRule.deleteMany({ where: { name } });
     if (count === 0) throw new AppError("not-found", `no rule named ${name}`);
     return { name, removed: true };

@@ -10,7 +10,7 @@ import "server-only";
 import { z } from "zod";
 import type { Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { recordAudit } from "../audit/append-event";
 import { AppError } from "../errors";
 import { newId } from "../ids";
 import { emitLocalChange, announceChange } from "../approvals/changes";
@@ -159,7 +159,7 @@ export async function recordVoteInTx(
   if (assertion) await tx.voteAssertion.create({ data: { reviewId, approvalId, ...assertion, createdAt: now } });
   const approveCount = counted.length + (decision === "approve" ? 1 : 0);
   await tx.approval.update({ where: { id: approvalId }, data: { approveCount } });
-  await appendAuditEvent(tx, {
+  recordAudit({
     type: "review.recorded",
     actor: `user:${email}`,
     approvalId,

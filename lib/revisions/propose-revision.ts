@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { JsonPatch } from "@countersign/client";
 import { db, type Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { recordAudit } from "../audit/append-event";
 import { AppError, issuesOf } from "../errors";
 import { emitLocalChange } from "../approvals/changes";
 import { finalizeApproval } from "../approvals/finalize";
@@ -68,7 +68,7 @@ export async function proposeRevision(reviewerId: string, input: ProposalInput):
     const actor = `user:${reviewer.email}` as const;
     await tx.approval.update({ where: { id: approvalId }, data: { patch: JSON.stringify(patch), patchReason: reason, proposedById: reviewer.id } });
     // The patch's values are the reviewer's own, but they are argument values: the chain keeps their digest.
-    await appendAuditEvent(tx, {
+    recordAudit({
       type: "revision.proposed",
       actor,
       approvalId,

@@ -7,7 +7,7 @@ import "server-only";
 import { z } from "zod";
 import { db, Prisma } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { recordAudit } from "../audit/append-event";
 import { AppError, issuesOf } from "../errors";
 import { newId } from "../ids";
 import { emitLocalChange } from "../approvals/changes";
@@ -187,7 +187,7 @@ export async function reviewRun(reviewerId: string, input: RunVote): Promise<{ b
       }
     }
     const reviewer = await tx.user.findUniqueOrThrow({ where: { id: reviewerId }, select: { email: true } });
-    await appendAuditEvent(tx, {
+    recordAudit({
       type: "run.reviewed",
       actor: `user:${reviewer.email}`,
       data: { batch: batchId, service, run_id: runId, decision, count: ids.length, approvals: ids.slice(0, 50), ...(reason ? { reason } : {}) },

@@ -4,7 +4,7 @@
 import "server-only";
 import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { holdAuditHead, recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 import { encryptSecret, tokenHash } from "../crypto/at-rest";
 import { AppError } from "../errors";
@@ -23,7 +23,8 @@ export async function createService(input: { slug: string; callbackUrl?: string 
   const callbackSecret = generateWebhookSecret();
   const apiToken = newToken("cs_tok_");
   return inTransaction(async (tx) => {
-    await appendAuditEvent(tx, { type: "service.created", actor, data: { service: slug, callbackUrl: callbackUrl != null } });
+    await holdAuditHead(tx);
+    recordAudit({ type: "service.created", actor, data: { service: slug, callbackUrl: callbackUrl != null } });
     if (await tx.service.findUnique({ where: { slug }, select: { id: true } })) {
       throw new AppError("conflict", `a service with slug ${slug} exists`);
     }
@@ -50,7 +51,8 @@ export async function rotateWebhookSecret(slugInput: string, actor: Actor): Prom
   const slug = slugSchema.parse(slugInput);
   const secret = generateWebhookSecret();
   return inTransaction(async (tx) => {
-    await appendAuditEvent(tx, { type: "service.secret_rotated", actor, data: { service: slug, step: "started" } });
+    await holdAuditHead(tx);
+    recordAudit({ type: "service.secret_rotated", actor, data: { service: slug, step: "started" } });
     const s = await tx.service.findUnique({ where: { slug }, select: { id: true, webhookSecretEnc: true, webhookSecretPrevEnc: true } });
     if (!s) throw new AppError("not-found", `no service ${slug}`);
     if (s.webhookSecretPrevEnc) throw new AppError("conflict", "a rotation is in progress; finish it first (--finish)");
@@ -65,7 +67,8 @@ export async function rotateWebhookSecret(slugInput: string, actor: Actor): Prom
 export async function finishRotation(slugInput: string, actor: Actor): Promise<{ slug: string; rotation: "finished" }> {
   const slug = slugSchema.parse(slugInput);
   return inTransaction(async (tx) => {
-    await appendAuditEvent(tx, { type: "service.secret_rotated", actor, data: { service: slug, step: "finished" } });
+    await holdAuditHead(tx);
+    recordAudit({ type: "service.secret_rotated", actor, data: { service: slug, step: "finished" } });
     const { count } = await tx.service.updateMany({
       where: { slug, webhookSecretPrevEnc: { not: null } },
       data: { webhookSecretPrevEnc: null },
@@ -78,7 +81,8 @@ export async function finishRotation(slugInput: string, actor: Actor): Promise<{
 export async function disableService(slugInput: string, actor: Actor): Promise<{ slug: string; disabled: true }> {
   const slug = slugSchema.parse(slugInput);
   return inTransaction(async (tx) => {
-    await appendAuditEvent(tx, { type: "service.disabled", actor, data: { service: slug } });
+    await holdAuditHead(tx);
+    recordAudit({ type: "service.disabled", actor, data: { service: slug } });
     const { count } = await tx.service.updateMany({ where: { slug, disabledAt: null }, data: { disabledAt: new Date() } });
     if (count === 0) throw new AppError("not-found", `no enabled service ${slug}`);
     return { slug, disabled: true as const };
@@ -104,7 +108,7 @@ export async function updateCallbackUrl(
   const slug = slugSchema.parse(input.slug);
   const callbackUrl = input.callbackUrl ? await allowedCallbackUrl(callbackUrlSchema.parse(input.callbackUrl)) : null;
   return inTransaction(async (tx) => {
-    await appendAuditEvent(tx, {
+    recordAudit({
       type: "service.updated",
       actor,
       data: { service: slug, field: "callback_url", change: callbackUrl ? "set" : "cleared" },
@@ -127,7 +131,7 @@ export async function updateNotifyWebhookUrl(
   const slug = slugSchema.parse(input.slug);
   const url = input.notifyWebhookUrl ? await allowedCallbackUrl(callbackUrlSchema.parse(input.notifyWebhookUrl), "Notification webhook URL") : null;
   return inTransaction(async (tx) => {
-    await appendAuditEvent(tx, {
+    recordAudit({
       type: "service.updated",
       actor,
       data: { service: slug, field: "notify_webhook_url", change: url ? "set" : "cleared" },
@@ -151,7 +155,7 @@ export async function retryCallbackDelivery(deliveryId: string, actor: Actor): P
       select: { approvalId: true, status: true, service: { select: { slug: true } } },
     });
     if (!d) throw new AppError("not-found", "no such delivery");
-    await appendAuditEvent(tx, {
+    recordAudit({
       type: "callback.retried",
       actor,
       approvalId: d.approvalId,

@@ -9,7 +9,7 @@ import "server-only";
 import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { env } from "../env";
-import { appendAuditEvent } from "../audit/append-event";
+import { recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 import { AppError } from "../errors";
 import { emailSchema } from "../users/schemas";
@@ -57,7 +57,7 @@ export async function slackActor(slackUserId: string, now = new Date()): Promise
       return { ok: false, why: "Your Countersign user is linked to another Slack account. Ask an admin to unlink it." };
     }
     await tx.user.update({ where: { id: user.id }, data: { slackUserId, slackLinkedAt: now } });
-    await appendAuditEvent(tx, { type: "user.slack_linked", actor: `user:${user.email}`, data: { user: user.email, slack_user: slackUserId } });
+    recordAudit({ type: "user.slack_linked", actor: `user:${user.email}`, data: { user: user.email, slack_user: slackUserId } });
     return { ok: true, userId: user.id, email: user.email };
   });
 }
@@ -74,7 +74,7 @@ export async function unlinkSlackUser(email: unknown, actor: Actor): Promise<{ e
     if (!user) throw new AppError("not-found", `No user ${address}.`);
     if (!user.slackUserId) throw new AppError("conflict", `${address} has no linked Slack account.`);
     await tx.user.update({ where: { id: user.id }, data: { slackUserId: null, slackLinkedAt: null } });
-    await appendAuditEvent(tx, { type: "user.slack_unlinked", actor, data: { user: address, slack_user: user.slackUserId } });
+    recordAudit({ type: "user.slack_unlinked", actor, data: { user: address, slack_user: user.slackUserId } });
     return { email: address, slackUserId: user.slackUserId };
   });
 }

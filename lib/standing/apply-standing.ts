@@ -9,9 +9,8 @@
 // waits for people, and a standing.skipped event says why (never values).
 import "server-only";
 import type { Tx } from "../db/client";
-import { asBool, asDate, asDateOrNull, placeholders, sqlOf, type Sql } from "../db/sql";
-import { appendAuditEvents } from "../audit/append-event";
-import type { AuditInput } from "../audit/events";
+import { asBool, asDate, asDateOrNull, sqlOf, type Sql } from "../db/sql";
+import { recordAudit } from "../audit/append-event";
 import { mayDecide, type DecisionRules, type Refusal } from "../reviews/authority";
 import { loadPeople } from "../reviews/people";
 import { paceRefusal } from "../reviews/review-views";
@@ -150,12 +149,11 @@ async function useStanding(
   approval: IngestedRow,
   match: StandingMatch,
   ctx: { serviceSlug: string; policy: PolicyRule },
-  events: AuditInput[],
 ): Promise<boolean> {
   const now = approval.createdAt;
   const who = await whoDecides(sql, approval, match, ctx.policy);
   if (!who.ok) {
-    events.push({
+    recordAudit({
       type: "standing.skipped",
       actor: "system",
       approvalId: approval.id,
@@ -178,7 +176,7 @@ async function useStanding(
   );
   if (!taken) return false;
   await sql.run("UPDATE approvals SET standing_approval_id = ?, approve_count = ? WHERE id = ?", [match.id, who.approvers.length, approval.id]);
-  events.push({
+  recordAudit({
     type: "standing.applied",
     actor: "system",
     approvalId: approval.id,
@@ -188,7 +186,6 @@ async function useStanding(
     decidedBy: who.approvers,
     decidedAt: now,
     actor: "system",
-    auditInto: events,
   });
   if (!decided) throw new Error("a new request left pending state in its own transaction");
   return true;
@@ -196,42 +193,16 @@ async function useStanding(
 
 /**
  * The first of `matches` that may still decide the request decides it
- * (useStanding): its id, or null when none did. Its events go where the
- * caller collects its transaction's events, or are appended now, in order.
+ * (useStanding): its id, or null when none did. Its events are recorded
+ * with the transaction's others (recordAudit), in order.
  */
 export async function useFirstStanding(
   tx: Tx | Sql,
   approval: IngestedRow,
   matches: readonly StandingMatch[],
   ctx: { serviceSlug: string; policy: PolicyRule },
-  auditInto?: AuditInput[],
 ): Promise<string | null> {
   const sql = sqlOf(tx);
-  const events = auditInto ?? [];
-  let used: string | null = null;
-  for (const match of matches) {
-    if (await useStanding(sql, approval, match, ctx, events)) {
-      used = match.id;
-      break;
-    }
-  }
-  if (!auditInto) await appendAuditEvents(sql, events);
-  return used;
-}
-
-/**
- * Takes these standing approvals' row locks now, in the order useStanding
- * tries them, for a transaction that appends to the audit chain before it
- * may use one (a revision: its carried vote comes first). Every transaction
- * takes standing approvals before the chain's head, never after, so on
- * PostgreSQL two of them never wait on each other; on SQLite the
- * transaction already holds the database's write lock.
- */
-export async function lockStandingRows(tx: Tx | Sql, matches: readonly StandingMatch[]): Promise<void> {
-  const sql = sqlOf(tx);
-  if (matches.length === 0 || sql.dialect !== "postgresql") return;
-  await sql.all(
-    `SELECT id FROM standing_approvals WHERE id IN (${placeholders(matches.length)}) ORDER BY created_at ASC, id ASC FOR UPDATE`,
-    matches.map((m) => m.id),
-  );
+  for (const match of matches) if (await useStanding(sql, approval, match, ctx)) return match.id;
+  return null;
 }

@@ -12,7 +12,7 @@ import canonicalize from "canonicalize";
 import { z } from "zod";
 import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 import { AppError } from "../errors";
 import { newId } from "../ids";
@@ -164,7 +164,7 @@ export async function proposeStanding(reviewerId: string, input: ProposeStanding
     await tx.standingVote.create({ data: { id: newId("stv"), standingId: s.id, reviewerId, reviewerEmail: email, createdAt: now } });
     const actor: Actor = `user:${email}`;
     // Pins hold argument values: the chain keeps their digest and their paths.
-    await appendAuditEvent(tx, {
+    recordAudit({
       type: "standing.proposed",
       actor,
       approvalId: a.id,
@@ -181,7 +181,7 @@ export async function proposeStanding(reviewerId: string, input: ProposeStanding
       },
     });
     if (active)
-      await appendAuditEvent(tx, {
+      recordAudit({
         type: "standing.approved",
         actor,
         data: { standing: s.id, approvals: 1, quorum: s.quorum, active: true, approved_by: [email] },
@@ -239,7 +239,7 @@ export async function approveStanding(reviewerId: string, standingId: string) {
         ...(active ? { status: "active", activatedAt: now } : {}),
       },
     });
-    await appendAuditEvent(tx, {
+    recordAudit({
       type: "standing.approved",
       actor: `user:${email}`,
       data: {
@@ -272,7 +272,7 @@ export async function revokeStanding(by: { userId: string } | "cli", standingId:
     if (s.status === "revoked") throw new AppError("already-decided", "this standing approval is already revoked");
     const now = new Date();
     await tx.standingApproval.update({ where: { id: standingId }, data: { status: "revoked", revokedAt: now, revokedBy: actor } });
-    await appendAuditEvent(tx, { type: "standing.revoked", actor, data: { standing: standingId, uses: s.uses } });
+    recordAudit({ type: "standing.revoked", actor, data: { standing: standingId, uses: s.uses } });
     return { id: standingId, status: "revoked" as const, revoked_at: now.toISOString() };
   });
 }

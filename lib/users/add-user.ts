@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { holdAuditHead, recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 import { AppError } from "../errors";
 import { newId } from "../ids";
@@ -26,7 +26,8 @@ export async function addUser(input: z.input<typeof addUserInput>, actor: Actor)
   const passwordHash = password ? await hashPassword(password) : null;
   const uniqueRoles = [...new Set(roles)].sort();
   return inTransaction(async (tx) => {
-    await appendAuditEvent(tx, { type: "user.created", actor, data: { user: email } });
+    await holdAuditHead(tx);
+    recordAudit({ type: "user.created", actor, data: { user: email } });
     if (await tx.user.findUnique({ where: { email }, select: { id: true } })) {
       throw new AppError("conflict", "a user with that email exists");
     }
@@ -35,7 +36,7 @@ export async function addUser(input: z.input<typeof addUserInput>, actor: Actor)
     });
     for (const role of uniqueRoles) {
       await tx.userRole.create({ data: { userId: user.id, role, grantedBy: actor } });
-      await appendAuditEvent(tx, { type: "role.granted", actor, data: { user: email, role, selfGrant: false } });
+      recordAudit({ type: "role.granted", actor, data: { user: email, role, selfGrant: false } });
     }
     return { id: user.id, email, name: user.name, roles: uniqueRoles };
   });

@@ -1,12 +1,12 @@
 // Disabling and enabling accounts (docs/operations.md). A disabled user's sessions
 // stop working at once: every request re-reads the user (lib/auth/sessions),
 // and their session rows are revoked too, so enabling the account again does
-// not revive an old cookie. Like role changes, each appends to the audit chain
-// first, which serializes the last-admin check below.
+// not revive an old cookie. Like role changes, each takes the audit chain's
+// head first (holdAuditHead), which serializes the last-admin check below.
 import "server-only";
 import type { Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { holdAuditHead, recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 import { AppError } from "../errors";
 import { countActiveAdmins } from "./roles";
@@ -21,7 +21,8 @@ async function userByEmail(tx: Tx, email: string) {
 export async function disableUser(emailInput: string, actor: Actor): Promise<{ email: string; disabled: true; sessions_revoked: number }> {
   const email = emailSchema.parse(emailInput);
   return inTransaction(async (tx) => {
-    await appendAuditEvent(tx, { type: "user.disabled", actor, data: { user: email, self: actor === `user:${email}` } });
+    await holdAuditHead(tx);
+    recordAudit({ type: "user.disabled", actor, data: { user: email, self: actor === `user:${email}` } });
     const user = await userByEmail(tx, email);
     if (user.disabledAt) throw new AppError("conflict", `${email} is already disabled`);
     const now = new Date();
@@ -38,7 +39,8 @@ export async function disableUser(emailInput: string, actor: Actor): Promise<{ e
 export async function enableUser(emailInput: string, actor: Actor): Promise<{ email: string; enabled: true }> {
   const email = emailSchema.parse(emailInput);
   return inTransaction(async (tx) => {
-    await appendAuditEvent(tx, { type: "user.enabled", actor, data: { user: email } });
+    await holdAuditHead(tx);
+    recordAudit({ type: "user.enabled", actor, data: { user: email } });
     const user = await userByEmail(tx, email);
     if (!user.disabledAt) throw new AppError("conflict", `${email} is not disabled`);
     await tx.user.update({ where: { id: user.id }, data: { disabledAt: null } });

@@ -1,11 +1,11 @@
 // Granting and revoking reviewer roles, with their audit events. Each change
-// appends to the audit chain first: that takes the chain's head lock, which
-// also serializes concurrent role changes, so the last-admin check below
-// reads the state its predecessor committed (no write skew).
+// takes the chain's head first (holdAuditHead), which serializes concurrent
+// role changes, so the last-admin check below reads the state its
+// predecessor committed (no write skew).
 import "server-only";
 import type { Tx } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { appendAuditEvent } from "../audit/append-event";
+import { holdAuditHead, recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 import { AppError } from "../errors";
 import { ADMIN_ROLE, emailSchema, roleSchema } from "./schemas";
@@ -25,7 +25,8 @@ export async function grantRole(input: { email: string; role: string }, actor: A
   return inTransaction(async (tx) => {
     const user = await userByEmail(tx, input.email);
     const selfGrant = actor === `user:${user.email}`;
-    await appendAuditEvent(tx, {
+    await holdAuditHead(tx);
+    recordAudit({
       type: "role.granted",
       actor,
       data: { user: user.email, role, selfGrant },
@@ -41,7 +42,8 @@ export async function revokeRole(input: { email: string; role: string }, actor: 
   const role = roleSchema.parse(input.role);
   return inTransaction(async (tx) => {
     const user = await userByEmail(tx, input.email);
-    await appendAuditEvent(tx, { type: "role.revoked", actor, data: { user: user.email, role } });
+    await holdAuditHead(tx);
+    recordAudit({ type: "role.revoked", actor, data: { user: user.email, role } });
     const { count } = await tx.userRole.deleteMany({ where: { userId: user.id, role } });
     if (count === 0) throw new AppError("not-found", `${user.email} does not have role ${role}`);
     if (role === ADMIN_ROLE && (await countActiveAdmins(tx)) === 0) {

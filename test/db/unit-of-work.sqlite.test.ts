@@ -1,0 +1,3 @@
+import { unitOfWorkSuite } from "./unit-of-work.suite";
+
+unitOfWorkSuite("sqlite");
