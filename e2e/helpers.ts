@@ -53,7 +53,8 @@ export function uniqueEmail(prefix = "user"): string {
 export function createUser({ roles = [] as readonly string[], prefix = "user" } = {}): TestUser {
   const email = uniqueEmail(prefix);
   const password = randomBytes(18).toString("base64url");
-  const args = ["user", "add", "--email", email, "--password", password];
+  // Inline: a random password can start with "--", which as a separate word reads as a flag.
+  const args = ["user", "add", "--email", email, `--password=${password}`];
   for (const role of roles) args.push("--role", role);
   const created = adminCli(args) as { email?: unknown; roles?: unknown };
   if (created.email !== email) throw new Error(`admin CLI created ${String(created.email)}, expected ${email}`);
