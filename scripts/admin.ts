@@ -3,9 +3,35 @@
 // error to stderr and exits non-zero. Flags are parsed here and validated by
 // the lib/ functions they call, which hold every rule. Commands live in
 // scripts/admin/*-commands.ts, one table per area.
+//
+// Outside production the command line manages the database of the server
+// whose data directory it is given (COUNTERSIGN_DATA_DIR, ./data by default):
+// without DATABASE_URL it uses that server's, and one naming another
+// database is refused before anything is opened (lib/startup/data-dir.ts).
+import { ConfigError } from "@/lib/env";
+import { databaseForDataDir } from "@/lib/startup/data-dir";
 import { runAdmin } from "./admin/run";
 
-process.exitCode = await runAdmin(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-});
+function useTheServersDatabase(): boolean {
+  if (process.env.NODE_ENV === "production") return true;
+  try {
+    const url = databaseForDataDir(process.env.COUNTERSIGN_DATA_DIR ?? "./data", process.env.DATABASE_URL);
+    if (url !== undefined) process.env.DATABASE_URL = url;
+    return true;
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`error: ${e.message}\n`);
+    return false;
+  }
+}
+
+// Help runs nothing (runAdmin prints the usage): no database to check.
+const argv = process.argv.slice(2);
+const asksForHelp = argv.includes("--help") || argv.includes("-h") || (argv.length === 1 && argv[0] === "help");
+process.exitCode =
+  asksForHelp || useTheServersDatabase()
+    ? await runAdmin(argv, {
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+      })
+    : 1;

@@ -14,6 +14,7 @@ import { whenParentGone } from "./server/when-parent-gone.mjs";
 import { ConfigError, env } from "@/lib/env";
 import { loadOrCreateLocalSecrets, SECRET_NAMES, VAPID_NAMES } from "@/lib/local-secrets";
 import { prepareDatabase } from "@/lib/startup/prepare";
+import { claimDataDir } from "@/lib/startup/data-dir";
 import { db } from "@/lib/db/client";
 import { DEMO_USERS, databaseIsEmpty, seedDemo, sendDemoRequests } from "@/lib/demo/seed";
 import type { CreatedService } from "@/lib/services/manage-services";
@@ -43,6 +44,9 @@ async function main() {
     if (VAPID_NAMES.every((n) => !process.env[n])) for (const n of VAPID_NAMES) process.env[n] = secrets[n];
   }
   const e = env();
+  // Local mode keeps this instance's secrets and demo credentials in the
+  // data directory: it must not be another database's (lib/startup/data-dir.ts).
+  if (local) claimDataDir(e.COUNTERSIGN_DATA_DIR, e.DATABASE_URL, e.appUrl);
   // POLICY_FILE: validated before anything else (a bad entry stops start-up,
   // naming it), then made the policies table's only source.
   const policyFile = e.POLICY_FILE ? readPolicyFile(e.POLICY_FILE) : null;
