@@ -1,5 +1,6 @@
 // The entry points the tests run as processes of their own: `npm start`'s
-// launcher (scripts/start.ts), the admin command line (scripts/admin.ts) and
+// launcher (scripts/start.ts), the admin command line (scripts/admin.ts), the
+// demo agent (scripts/demo-agent.ts) and
 // the helper processes that race and check decisions across processes.
 // test/global-setup.ts bundles them once per Vitest process with esbuild (the
 // same source, dependencies left in node_modules), so each start runs plain
@@ -13,6 +14,7 @@ import type { BuildOptions } from "esbuild";
 const ENTRY_POINTS = {
   start: "scripts/start.ts",
   admin: "scripts/admin.ts",
+  "demo-agent": "scripts/demo-agent.ts",
   "review-worker": "test/helpers/review-worker.ts",
   "check-decisions": "test/helpers/check-decisions.ts",
 } as const;
