@@ -379,7 +379,7 @@ export function parseEnv(source: NodeJS.ProcessEnv): Env {
     if (production) {
       throw new ConfigError(
         `Missing required configuration: ${missing.join(", ")}. ` +
-          "In production every secret must come from the environment (see README, Configuration).",
+          "In production every secret must come from the environment (docs/configuration.md).",
       );
     }
     const local = loadOrCreateLocalSecrets(raw.COUNTERSIGN_DATA_DIR ?? "./data");

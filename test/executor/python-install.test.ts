@@ -3,13 +3,14 @@
 // approval port's tests, a live approval run and the README's example with
 // the installed package, from a directory outside the repository.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { appFor } from "../helpers/app";
 import { resultOf, runPortCheck } from "../helpers/python-port";
 import { approvalIdIn, codeBlock, runLines } from "../helpers/tarball-project";
+import { linesNotInExample, readmeExcerpt } from "../helpers/readme-excerpt";
 
 const source = resolve("clients/python");
 const work = mkdtempSync(join(tmpdir(), "countersign-pip-"));
@@ -77,8 +78,8 @@ describe("Python package, installed with pip", () => {
       const { recordReview } = await import("@/lib/reviews/record-review");
       const reviewer = await f.makeUser(["reviewer"]);
       const example = codeBlock(join(source, "README.md"), "python");
-      // The project README shows this same example.
-      expect(readFileSync(resolve("README.md"), "utf8")).toContain("```python\n" + example + "```");
+      // The project README shows an excerpt of this same example.
+      expect(linesNotInExample(readmeExcerpt("(clients/python/README.md)", "python"), example)).toEqual([]);
       writeFileSync(join(outside, "readme_example.py"), example);
 
       async function runExample(decision: "approve" | "deny", reason: string) {

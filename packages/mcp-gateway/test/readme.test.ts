@@ -1,6 +1,7 @@
 // The README's examples are real: the programmatic example is
 // examples/payments-gateway.ts word for word, and it runs against the live
 // app; the MCP host configuration parses to the configuration it describes.
+import { fileURLToPath } from "node:url";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { parseCliConfig } from "@countersign/mcp-gateway";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { appFor } from "@/test/helpers/app";
+import { linesNotInExample, readmeExcerpt } from "@/test/helpers/readme-excerpt";
 import { decideNextRequest, invocationsIn, textOf } from "./harness";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
@@ -20,9 +22,11 @@ describe("README", () => {
     expect(blocks("ts")).toContain(example);
   });
 
-  it("its MCP host configuration is a valid countersign-mcp command line, shown in the project README too", () => {
+  it("its MCP host configuration is a valid countersign-mcp command line, excerpted in the project README", () => {
     const [json] = blocks("json");
-    expect(readFileSync(new URL("../../../README.md", import.meta.url), "utf8")).toContain("```json\n" + json + "```");
+    expect(
+      linesNotInExample(readmeExcerpt("(packages/mcp-gateway/README.md)", "json", fileURLToPath(new URL("../../..", import.meta.url))), json!),
+    ).toEqual([]);
     const host = JSON.parse(json!) as { mcpServers: { payments: { args: string[]; env: Record<string, string> } } };
     const { args, env } = host.mcpServers.payments;
     expect(parseCliConfig(args, env)).toMatchObject({
