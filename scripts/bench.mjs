@@ -89,6 +89,7 @@ const P = quick
       steadyN: 100,
       consumeN: 800,
       autoN: 800,
+      auto1N: 200,
       liveSamples: 20,
       pageSamples: 12,
       queuePending: [100, 100_000],
@@ -101,6 +102,7 @@ const P = quick
       steadyN: 300,
       consumeN: 2000,
       autoN: 2000,
+      auto1N: 400,
       liveSamples: 20,
       pageSamples: 30,
       queuePending: [100, 100_000],
@@ -246,6 +248,25 @@ function cpuMs(pid) {
     return null;
   }
 }
+/** The app's CPU time so far, in ms (the server process, every thread). */
+function appCpu(app) {
+  const pid = appRss(app.child.pid)?.pid;
+  return (pid && cpuMs(pid)) || 0;
+}
+
+/** Waits until the app has been idle (under 2 % of a core) for a second, or 30 s have passed. */
+async function untilIdle(app) {
+  const deadline = performance.now() + 30_000;
+  let quiet = 0;
+  let last = appCpu(app);
+  while (quiet < 2 && performance.now() < deadline) {
+    await sleep(500);
+    const now = appCpu(app);
+    quiet = now - last < 10 ? quiet + 1 : 0;
+    last = now;
+  }
+}
+
 /** Runs `fn` and adds the app's CPU time per request (ms) to its result. */
 async function withCpu(app, fn) {
   const pid = appRss(app.child.pid)?.pid;
@@ -557,6 +578,7 @@ async function main() {
 
   const setupFile = join(tmp, "setup.json");
   const autoFile = join(tmp, "auto-approved.json");
+  const quietFile = join(tmp, "quiet-webhooks.json");
   let consumes;
   await phase("setup", async () => {
     log("set-up: services, policies, reviewers");
@@ -569,9 +591,12 @@ async function main() {
       headers: { authorization: `Bearer ${c.token}`, "content-type": "application/json" },
       body: JSON.stringify(c.binding),
     }));
-    log(`preparing a standing approval and ${P.autoN + 40} webhooks it matches…`);
-    runHelper(["auto-approved", setupFile, String(P.autoN + 40), autoFile], helperEnv);
+    log(`preparing a standing approval and ${P.autoN + 40 + P.auto1N} webhooks it matches…`);
+    runHelper(["auto-approved", setupFile, String(P.autoN + 40 + P.auto1N), autoFile], helperEnv);
+    log(`preparing ${P.ingestN} webhooks under a policy whose reviewers turned every channel off…`);
+    runHelper(["quiet-webhooks", setupFile, String(P.ingestN), quietFile], helperEnv);
   });
+  const quietHooks = JSON.parse(readFileSync(quietFile, "utf8"));
   const autoCalls = JSON.parse(readFileSync(autoFile, "utf8"));
   const setup = JSON.parse(readFileSync(setupFile, "utf8"));
   // The signed-in reviewer's browser subscribed to push (the row a browser's subscription makes).
@@ -602,12 +627,31 @@ async function main() {
       if (status >= 200 && status < 300) accepted.set(JSON.parse(body).approval_id, performance.now());
     };
     const [mails0, pushes0] = [smtp.mails.length, push.pushes.length];
+    const ingestCpu0 = appCpu(app);
     const ingest = await withCpu(app, () =>
       cannon({ url: base, connections: P.connections, amount: P.ingestN, timeout: 30 }, hooks.slice(50), noteAccepted),
     );
     await profileMark("ingest");
     log(`notifications: waiting for the mails and pushes of ${accepted.size} requests…`);
     const drainSeconds = await waitForDrain(smtp, push);
+    // The app's CPU for the ingest and everything it led to (fan-out, composing, sending), once it is idle again.
+    await untilIdle(app);
+    const withNotify = appCpu(app) - ingestCpu0;
+    // The same requests with nothing to notify (their reviewers turned every channel off).
+    log(`ingest without notifications: ${quietHooks.length} signed webhooks at ${P.connections} connections`);
+    const quietCpu0 = appCpu(app);
+    const quiet = await withCpu(app, () => cannon({ url: base, connections: P.connections, amount: quietHooks.length, timeout: 30 }, quietHooks));
+    await untilIdle(app);
+    const withoutNotify = appCpu(app) - quietCpu0;
+    const ingestCpu = {
+      with_notifications_ms: round1(withNotify / ingest.total),
+      without_notifications_ms: round1(withoutNotify / quiet.total),
+      quiet_non2xx: quiet.non2xx,
+      quiet_errors: quiet.errors,
+    };
+    log(
+      `app CPU per ingest, until idle: ${ingestCpu.with_notifications_ms} ms with its notifications, ${ingestCpu.without_notifications_ms} ms without`,
+    );
     const notify = {
       drain_seconds: drainSeconds,
       email: notifyLatencies(accepted, smtp.mails.slice(mails0)),
@@ -657,10 +701,17 @@ async function main() {
     const afterGcMemory = await memoryOf(app, true);
     // After the memory figures, which keep measuring what they always did.
     log(`auto-approved round trip: ${P.autoN} at ${P.connections} concurrent executors`);
-    const auto = await withCpu(app, () => roundTrips(base, autoCalls.slice(40), P.connections));
+    const auto = await withCpu(app, () => roundTrips(base, autoCalls.slice(40, 40 + P.autoN), P.connections));
     await profileMark("auto-approved");
+    // One executor alone: the latency a pre-approved call adds when nothing else runs.
+    log(`one executor: the trivial route for ${P.noopSeconds} s, then ${P.auto1N} auto-approved round trips`);
+    const noop1 = await cannon({ url: `${base}/api/bench/noop`, connections: 1, duration: P.noopSeconds });
+    const auto1 = await roundTrips(base, autoCalls.slice(40 + P.autoN), 1);
     return {
       auto,
+      auto1,
+      noop1,
+      ingestCpu,
       idle,
       noop,
       ingest,
@@ -725,7 +776,7 @@ async function main() {
     return { seeded: s, verify: { ...v, runs_ms: runs.map((r) => Math.round(r.ms)) } };
   });
 
-  const { idle, noop, ingest, notify, consume, auto, loaded, settled, memory } = load;
+  const { idle, noop, ingest, notify, consume, auto, auto1, noop1, ingestCpu, loaded, settled, memory } = load;
   const [q100, qBig] = queue;
   const ratio = (a, b) => (a != null && b ? a / b : null);
   const figures = [
@@ -755,6 +806,25 @@ async function main() {
           : `${auto.total - auto.completed} of ${auto.total} round trips failed (${auto.failures.join("; ")})`,
       target: "≤ 3",
       met: (v) => v <= 3,
+    },
+    {
+      key: "auto_approved_p50_ratio_one",
+      figure: "Auto-approved round trip p50 ÷ trivial route p50 (one executor)",
+      value: auto1.completed === auto1.total ? ratio(auto1.p50, noop1.p50) : null,
+      detail:
+        auto1.completed === auto1.total
+          ? `${auto1.p50} ms ÷ ${noop1.p50} ms; p99 ${auto1.p99} ms ÷ ${noop1.p99} ms (${round1(ratio(auto1.p99, noop1.p99))}), ${auto1.total} round trips`
+          : `${auto1.total - auto1.completed} of ${auto1.total} round trips failed (${auto1.failures.join("; ")})`,
+      target: "≤ 3",
+      met: (v) => v <= 3,
+    },
+    {
+      key: "ingest_cpu_notify_ratio",
+      figure: "App CPU per ingest with its notifications ÷ without (until idle)",
+      value: ratio(ingestCpu.with_notifications_ms, ingestCpu.without_notifications_ms),
+      detail: `${ingestCpu.with_notifications_ms} ms ÷ ${ingestCpu.without_notifications_ms} ms (without: the same requests under a policy whose reviewers turned every channel off${ingestCpu.quiet_non2xx || ingestCpu.quiet_errors ? `; ${ingestCpu.quiet_non2xx} non-2xx, ${ingestCpu.quiet_errors} errors` : ""})`,
+      target: "≤ 1.5",
+      met: (v) => v <= 1.5,
     },
     {
       key: "queue_page_ratio",

@@ -12,6 +12,7 @@ import {
   paged,
   selectRows,
   type Order,
+  sectionSource,
   type SectionContext,
   type SectionPage,
 } from "./section-sql";
@@ -36,10 +37,10 @@ export async function findDecidedSection(ctx: SectionContext): Promise<SectionPa
   const [pages, counts] = await Promise.all([
     Promise.all(
       queries.map(({ where, column }) =>
-        selectRows(Prisma.sql`${where}${keysetSql(ctx.query.done, ORDER, column)}`, ORDER, ctx.pageSize + 1, column),
+        selectRows(Prisma.sql`${where}${keysetSql(ctx.query.done, ORDER, column)}`, ORDER, ctx.pageSize + 1, column, sectionSource(ctx)),
       ),
     ),
-    Promise.all(queries.map(({ where }) => countRows(where, ctx.countCap))),
+    Promise.all(queries.map(({ where }) => countRows(where, ctx.countCap, sectionSource(ctx)))),
   ]);
   const merged = pages.flat().sort(byKey(ORDER));
   return paged(

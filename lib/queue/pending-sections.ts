@@ -25,6 +25,7 @@ import {
   selectRows,
   type Order,
   type RawRow,
+  sectionSource,
   type SectionContext,
   type SectionPage,
 } from "./section-sql";
@@ -60,8 +61,8 @@ async function pendingSection(ctx: SectionContext, section: keyof PendingPages):
   const order = pendingOrder(ctx.query);
   const cursor = section === "canAct" ? ctx.query.act : ctx.query.wait;
   const [page, count] = await Promise.all([
-    selectRows(Prisma.sql`${where}${keysetSql(cursor, order)}`, order, ctx.pageSize + 1),
-    countRows(where, ctx.countCap),
+    selectRows(Prisma.sql`${where}${keysetSql(cursor, order)}`, order, ctx.pageSize + 1, undefined, sectionSource(ctx)),
+    countRows(where, ctx.countCap, sectionSource(ctx)),
   ]);
   return paged(page, ctx.pageSize, count, order.key);
 }
@@ -138,18 +139,19 @@ async function pendingByRoleList(ctx: SectionContext): Promise<PendingPages | nu
   const other = new Set(lists.filter((l) => !held.includes(l)));
   const walked = seesEveryRequest(ctx.viewer) ? [...other] : [];
   const base = Prisma.sql`${pendingSql(ctx.now, order)}${filtersSql(ctx.query, ctx.serviceId, ctx.viewer)}`;
+  const source = sectionSource(ctx);
   const notMine = mine.length ? Prisma.sql` AND a.id NOT IN (${Prisma.join(mine.map((m) => m.id))})` : Prisma.empty;
   const inLists = (ls: readonly string[]) => Prisma.sql` AND a.required_roles IN (${Prisma.join(ls)})`;
   const walk = (list: string, cursor: Cursor | undefined, extra: Prisma.Sql) =>
-    selectRows(Prisma.sql`${base} AND a.required_roles = ${list}${extra}${keysetSql(cursor, order)}`, order, ctx.pageSize + 1);
+    selectRows(Prisma.sql`${base} AND a.required_roles = ${list}${extra}${keysetSql(cursor, order)}`, order, ctx.pageSize + 1, undefined, source);
 
   // "Mine" rows of walked lists are walked with them; the rest, if visible, join the waiting section here.
   const mineExtra = mine.filter((m) => !walked.includes(m.required_roles) && visibleTo(ctx.viewer, rowFacts(m)));
   const [actPages, waitPages, actCount, waitCount] = await Promise.all([
     Promise.all(held.map((l) => walk(l, ctx.query.act, notMine))),
     Promise.all(walked.map((l) => walk(l, ctx.query.wait, Prisma.empty))),
-    held.length ? countRows(Prisma.sql`${base}${inLists(held)}${notMine}`, ctx.countCap) : 0,
-    walked.length ? countRows(Prisma.sql`${base}${inLists(walked)}`, ctx.countCap) : 0,
+    held.length ? countRows(Prisma.sql`${base}${inLists(held)}${notMine}`, ctx.countCap, source) : 0,
+    walked.length ? countRows(Prisma.sql`${base}${inLists(walked)}`, ctx.countCap, source) : 0,
   ]);
   const merge = (pages: RawRow[][]) =>
     pages

@@ -8,6 +8,9 @@
 //   webhooks <setup> <n> <out>       → n signed, realistic webhook requests
 //   events <setup> <n> <out>         → n realistic calls, unsigned (the soak signs each as it sends it)
 //   consumes <setup> <n> <out>       → n approved requests, ready to consume
+//   quiet-webhooks <setup> <n> <out> → n signed webhooks like `webhooks`, for a tool whose
+//                                      policy's reviewers turned every channel off: the same
+//                                      ingest with no notification to send
 //   auto-approved <setup> <n> <out>  → a standing approval (proposed and approved through
 //                                      the domain functions) and n signed webhooks it matches,
 //                                      each with the API token and binding to consume it
@@ -87,6 +90,34 @@ async function webhooks(setupPath: string, n: number, out: string) {
   for (let i = 0; i < n; i++) {
     const svc = services[i % services.length]!;
     const body = JSON.stringify(realisticEvent(svc.slug));
+    bytes += Buffer.byteLength(body);
+    const headers = signWebhookHeaders({ secret: svc.webhook_secret, id: `msg_bench_${randomUUID()}`, timestamp: now, body });
+    reqs.push({ path: `/api/v1/webhooks/${svc.slug}`, headers: { ...headers, "content-type": "application/json" }, body });
+  }
+  writeFileSync(out, JSON.stringify(reqs));
+  process.stdout.write(JSON.stringify({ requests: n, mean_body_bytes: Math.round(bytes / n) }) + "\n");
+}
+
+/**
+ * The same realistic requests, under a policy whose two reviewers turned
+ * email, push and Slack off: ingested like the others (the notice trigger,
+ * the fan-out worked out), but with nothing to send.
+ */
+async function quietWebhooks(setupPath: string, n: number, out: string) {
+  const { services } = readSetup(setupPath);
+  await setPolicy({ name: "quiet", tool: "quiet.*", roles: ["quiet-reviewer"], quorum: 1, ttl: 3600 }, "cli");
+  for (const name of ["quiet1", "quiet2"]) {
+    const u = await addUser({ email: `${name}@bench.example`, roles: ["quiet-reviewer"] }, "cli");
+    await db().user.update({ where: { id: u.id }, data: { notifyEmail: false, notifyPush: false, notifySlack: false } });
+  }
+  const now = unixNow();
+  const reqs = [];
+  let bytes = 0;
+  for (let i = 0; i < n; i++) {
+    const svc = services[i % services.length]!;
+    const event = realisticEvent(svc.slug);
+    // Effects "write": no other policy of the set-up (destructive infrastructure) can match instead.
+    const body = JSON.stringify({ ...event, data: { ...event.data, tool: `quiet.${event.data.tool}`, effects: "write" } });
     bytes += Buffer.byteLength(body);
     const headers = signWebhookHeaders({ secret: svc.webhook_secret, id: `msg_bench_${randomUUID()}`, timestamp: now, body });
     reqs.push({ path: `/api/v1/webhooks/${svc.slug}`, headers: { ...headers, "content-type": "application/json" }, body });
@@ -258,6 +289,8 @@ async function main() {
       return events(a[0]!, Number(a[1]), a[2]!);
     case "consumes":
       return consumes(a[0]!, Number(a[1]), a[2]!);
+    case "quiet-webhooks":
+      return quietWebhooks(a[0]!, Number(a[1]), a[2]!);
     case "auto-approved":
       return autoApproved(a[0]!, Number(a[1]), a[2]!);
     case "queue-seed":
