@@ -10,7 +10,7 @@
 // database is refused before anything is opened (lib/startup/data-dir.ts).
 import { ConfigError } from "@/lib/env";
 import { databaseForDataDir } from "@/lib/startup/data-dir";
-import { runAdmin } from "./admin/run";
+import { asksForHelp, runAdmin } from "./admin/run";
 
 function useTheServersDatabase(): boolean {
   if (process.env.NODE_ENV === "production") return true;
@@ -27,9 +27,8 @@ function useTheServersDatabase(): boolean {
 
 // Help runs nothing (runAdmin prints the usage): no database to check.
 const argv = process.argv.slice(2);
-const asksForHelp = argv.includes("--help") || argv.includes("-h") || (argv.length === 1 && argv[0] === "help");
 process.exitCode =
-  asksForHelp || useTheServersDatabase()
+  asksForHelp(argv) || useTheServersDatabase()
     ? await runAdmin(argv, {
         stdout: (text) => process.stdout.write(text),
         stderr: (text) => process.stderr.write(text),

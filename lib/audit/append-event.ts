@@ -27,7 +27,8 @@ import { auditDataSchema, type AuditInput } from "./events";
 
 let auditKey: KeyObject | undefined; // AUDIT_KEY is read once per process (lib/env.ts)
 
-const RECORDED = Symbol("audit events recorded in this transaction");
+// Symbol.for: a Next.js build can hold several copies of this module; they must share one list per transaction.
+const RECORDED = Symbol.for("countersign.audit.recorded");
 
 /** The enclosing transaction's recorded events, not yet appended (the first call queues their append before the commit). */
 function recordedEvents(): AuditInput[] | undefined {

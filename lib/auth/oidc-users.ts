@@ -7,7 +7,7 @@ import "server-only";
 import { z } from "zod";
 import { inTransaction } from "../db/transaction";
 import { env } from "../env";
-import { recordAudit } from "../audit/append-event";
+import { holdAuditHead, recordAudit } from "../audit/append-event";
 import { newId } from "../ids";
 import { emailSchema } from "../users/schemas";
 
@@ -38,6 +38,8 @@ export async function linkOidcIdentity(issuer: string, rawProfile: unknown): Pro
       return { refused: "email-unverified" as const };
     }
     if (!existing) {
+      // The head before the new user's row, as addUser takes them (no lock-order inversion with it).
+      await holdAuditHead(tx);
       recordAudit({ type: "user.created", actor: "system", data: { user: profile.email, issuer } });
     }
     const user = existing ?? (await tx.user.create({ data: { id: newId("usr"), email: profile.email, name: profile.name ?? null } }));

@@ -22,6 +22,8 @@ import { errorFields, log } from "../log";
 import type { Sql } from "./sql";
 
 type Work = {
+  /** Set once the transaction ended: work queued later (a timer started inside it) has no transaction to join. */
+  closed: boolean;
   beforeCommit: Array<(sql: Sql) => Promise<void>>;
   afterCommit: Array<() => void>;
   state: Map<symbol, unknown>;
@@ -45,21 +47,21 @@ function runSafely(fn: () => void): void {
 /** Runs `fn` once the enclosing transaction has committed; outside any transaction, at once. */
 export function afterCommit(fn: () => void): void {
   const work = scope.getStore();
-  if (work) work.afterCommit.push(fn);
+  if (work && !work.closed) work.afterCommit.push(fn);
   else runSafely(fn);
 }
 
 /** Runs `fn` as the enclosing transaction's last work before COMMIT. Throws outside a transaction. */
 export function beforeCommit(fn: (sql: Sql) => Promise<void>): void {
   const work = scope.getStore();
-  if (!work) throw new Error("beforeCommit outside a transaction: open one with inTransaction or directTransaction");
+  if (!work || work.closed) throw new Error("beforeCommit outside a transaction: open one with inTransaction or directTransaction");
   work.beforeCommit.push(fn);
 }
 
 /** This transaction's state under `key` (made by `init` on first use), or undefined outside a transaction. */
 export function workState<T>(key: symbol, init: () => T): T | undefined {
   const work = scope.getStore();
-  if (!work) return undefined;
+  if (!work || work.closed) return undefined;
   if (!work.state.has(key)) work.state.set(key, init());
   return work.state.get(key) as T;
 }
@@ -71,12 +73,17 @@ export function workState<T>(key: symbol, init: () => T): T | undefined {
  * once it resolved. Nothing runs after a transaction that throws.
  */
 export async function withUnitOfWork<T>(transaction: (finish: (sql: Sql) => Promise<void>) => Promise<T>): Promise<T> {
-  const work: Work = { beforeCommit: [], afterCommit: [], state: new Map() };
+  const work: Work = { closed: false, beforeCommit: [], afterCommit: [], state: new Map() };
   const finish = async (sql: Sql) => {
     // Work queued by the work itself runs too, still before the commit.
     for (let fn = work.beforeCommit.shift(); fn; fn = work.beforeCommit.shift()) await fn(sql);
   };
-  const result = await scope.run(work, () => transaction(finish));
-  for (const fn of work.afterCommit) runSafely(fn);
-  return result;
+  try {
+    const result = await scope.run(work, () => transaction(finish));
+    work.closed = true;
+    for (const fn of work.afterCommit) runSafely(fn);
+    return result;
+  } finally {
+    work.closed = true;
+  }
 }

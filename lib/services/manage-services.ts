@@ -108,6 +108,8 @@ export async function updateCallbackUrl(
   const slug = slugSchema.parse(input.slug);
   const callbackUrl = input.callbackUrl ? await allowedCallbackUrl(callbackUrlSchema.parse(input.callbackUrl)) : null;
   return inTransaction(async (tx) => {
+    // The head before the service's row, as every service change takes them (no lock-order inversion).
+    await holdAuditHead(tx);
     recordAudit({
       type: "service.updated",
       actor,
@@ -131,6 +133,8 @@ export async function updateNotifyWebhookUrl(
   const slug = slugSchema.parse(input.slug);
   const url = input.notifyWebhookUrl ? await allowedCallbackUrl(callbackUrlSchema.parse(input.notifyWebhookUrl), "Notification webhook URL") : null;
   return inTransaction(async (tx) => {
+    // The head before the service's row, as every service change takes them (no lock-order inversion).
+    await holdAuditHead(tx);
     recordAudit({
       type: "service.updated",
       actor,
@@ -150,6 +154,8 @@ export async function updateNotifyWebhookUrl(
  */
 export async function retryCallbackDelivery(deliveryId: string, actor: Actor): Promise<{ delivery: string; retrying: true }> {
   return inTransaction(async (tx) => {
+    // The head before the service's row, as every service change takes them (no lock-order inversion).
+    await holdAuditHead(tx);
     const d = await tx.callbackDelivery.findUnique({
       where: { id: deliveryId },
       select: { approvalId: true, status: true, service: { select: { slug: true } } },

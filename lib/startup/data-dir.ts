@@ -12,6 +12,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../env";
+import { sqlitePath } from "../db/migrate";
 
 export const INSTANCE_FILE = "instance.json";
 export const DEFAULT_DATABASE_URL = "file:./data/countersign.db";
@@ -25,17 +26,36 @@ const instanceSchema = z.object({
 });
 export type Instance = z.infer<typeof instanceSchema>;
 
-/** The database a URL names, as something two spellings of the same one share; never a password. */
+const isPostgres = (url: string) => /^postgres(ql)?:\/\//.test(url);
+// Query parameters that hold secrets: never part of an identity, and a URL with one is never stored.
+const SECRET_PARAMS = new Set(["password", "sslpassword"]);
+
+/**
+ * The database a URL names, as something two spellings of the same one
+ * share; never a password. SQLite: the file the app opens (the text after
+ * `file:`, as lib/db/migrate.ts reads it), made absolute. PostgreSQL: user,
+ * host, port and database, and every other query parameter, sorted (one such
+ * as `host=` changes where node-postgres connects).
+ */
 export function databaseIdentity(url: string, cwd = process.cwd()): string {
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    const u = new URL(url);
-    return `postgresql://${u.username ? `${decodeURIComponent(u.username)}@` : ""}${u.hostname}:${u.port || "5432"}${u.pathname}`;
-  }
-  // file:./x.db, file:/abs/x.db, file:x.db (query options such as ?mode= do not change the file).
-  return `sqlite:${resolve(cwd, url.replace(/^file:/, "").replace(/\?.*$/, ""))}`;
+  if (!isPostgres(url)) return `sqlite:${resolve(cwd, sqlitePath(url))}`;
+  const u = new URL(url);
+  const params = [...u.searchParams]
+    .filter(([k]) => !SECRET_PARAMS.has(k.toLowerCase()))
+    .map(([k, v]) => `${k}=${v}`)
+    .sort();
+  const user = u.username ? `${decodeURIComponent(u.username)}@` : "";
+  return `postgresql://${user}${u.hostname}:${u.port || "5432"}${u.pathname}${params.length ? `?${params.join("&")}` : ""}`;
 }
 
-const hasPassword = (url: string) => /^postgres(ql)?:\/\//.test(url) && new URL(url).password !== "";
+const hasPassword = (url: string) => {
+  if (!isPostgres(url)) return false;
+  const u = new URL(url);
+  return u.password !== "" || [...u.searchParams.keys()].some((k) => SECRET_PARAMS.has(k.toLowerCase()));
+};
+
+/** The URL the command line can use from anywhere: a SQLite file by its absolute path; PostgreSQL's as it is. */
+const storableUrl = (url: string, cwd = process.cwd()) => (isPostgres(url) ? url : `file:${resolve(cwd, sqlitePath(url))}`);
 
 /** The instance this data directory belongs to, or null when none has claimed it. */
 export function readInstance(dataDir: string): Instance | null {
@@ -68,7 +88,7 @@ export function claimDataDir(dataDir: string, databaseUrl: string, appUrl: strin
         `Give this instance a data directory of its own (COUNTERSIGN_DATA_DIR), or, if that instance is gone for good, delete ${join(dataDir, INSTANCE_FILE)}.`,
     );
   }
-  const next: Instance = { database, ...(hasPassword(databaseUrl) ? {} : { database_url: databaseUrl }), app_url: appUrl };
+  const next: Instance = { database, ...(hasPassword(databaseUrl) ? {} : { database_url: storableUrl(databaseUrl) }), app_url: appUrl };
   if (current && JSON.stringify(current) === JSON.stringify(next)) return;
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, INSTANCE_FILE);
@@ -88,7 +108,8 @@ export function databaseForDataDir(dataDir: string, envUrl: string | undefined):
   const wanted = databaseIdentity(envUrl ?? DEFAULT_DATABASE_URL);
   if (wanted === instance.database) return envUrl;
   if (envUrl === undefined) {
-    if (instance.database_url) return instance.database_url;
+    // Checked again: a file edited by hand must still name the instance's own database.
+    if (instance.database_url && databaseIdentity(instance.database_url) === instance.database) return instance.database_url;
     throw new ConfigError(
       `the server whose data directory is ${dataDir} uses ${instance.database}: set DATABASE_URL to that database (with its password) to manage it`,
     );

@@ -31,6 +31,15 @@ function describe(e: unknown): string {
   return `unexpected error: ${e instanceof Error ? e.message : String(e)}`;
 }
 
+/**
+ * Whether the words ask for help: `--help`, `-h` as a word of its own (not
+ * the value of a flag: `--reason -h` is a reason), or just `help`.
+ */
+export function asksForHelp(argv: string[]): boolean {
+  const { words, flags } = parseArgs(argv);
+  return flags.has("help") || words.includes("-h") || (words.length === 1 && words[0] === "help");
+}
+
 /** Where a command's output goes: the process's streams, or a caller's buffers. */
 export type AdminOutput = { stdout: (text: string) => void; stderr: (text: string) => void };
 
@@ -40,11 +49,11 @@ export type AdminOutput = { stdout: (text: string) => void; stderr: (text: strin
  * browser tests make their fixtures this way); the command line closes it.
  */
 export async function runAdmin(argv: string[], out: AdminOutput, { keepConnection = false } = {}): Promise<number> {
-  const { words, flags } = parseArgs(argv.map((a) => (a === "-h" ? "--help" : a)));
+  const { words, flags } = parseArgs(argv);
   const name = words.slice(0, 2).join(" ");
   const command = COMMANDS[name];
   // Asking for help is not a mistake: usage on stdout, exit 0.
-  if (flags.has("help") || (words.length === 1 && words[0] === "help")) {
+  if (asksForHelp(argv)) {
     out.stdout((command ? `usage: npm run admin -- ${command.usage}` : usage()) + "\n");
     return 0;
   }

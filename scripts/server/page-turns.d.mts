@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 export function isPageRender(method: string | undefined, url: string | undefined): boolean;
 
 /** At most `limit` page renders at once, the others in arrival order; API requests never wait. */
-export function pageTurns(options: { limit: number; maxHoldMs?: number }): {
+export function pageTurns(options: { limit: number; maxHoldMs?: number; maxWaiting?: number; maxWaitMs?: number }): {
   admit: (req: IncomingMessage, res: ServerResponse, render: () => void) => void;
   running: () => number;
   waiting: () => number;

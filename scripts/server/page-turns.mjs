@@ -6,11 +6,13 @@
 // the others wait in arrival order without using the CPU. Only page GETs
 // take turns: API routes, server actions (POST), static files and Next's
 // own assets never wait. A turn ends when the response is finished or the
-// connection closes, or after `maxHoldMs` (a render stuck on something
-// must not stop every other page).
+// connection closes, or after `maxHoldMs` (a render stuck on something, or a
+// client reading slowly, must not stop every other page). The wait is
+// bounded too: past `maxWaiting` waiting, or after `maxWaitMs` in line, a
+// page is answered 503 with Retry-After instead of piling up.
 
-/** Paths that are not page renders: API and SCIM routes, Next's assets, files with an extension (icons, the manifest, the service worker). */
-const NOT_A_PAGE = /^\/(?:api|scim|_next)(?:\/|$)|\.[A-Za-z0-9]+$/;
+/** Paths that are not page renders: API and SCIM routes, Next's assets, the static files (icons, the manifest, the service worker). */
+const NOT_A_PAGE = /^\/(?:api|scim|_next)(?:\/|$)|\.(?:ico|png|svg|jpg|webp|js|mjs|css|map|json|webmanifest|txt|xml|woff2?)$/i;
 
 /** Whether the request renders a page (and so takes a turn). */
 export function isPageRender(method, url) {
@@ -19,11 +21,20 @@ export function isPageRender(method, url) {
   return !NOT_A_PAGE.test(path);
 }
 
+/** The answer to a page that could not get a turn in time. */
+function busy(res) {
+  if (res.headersSent || res.writableEnded) return;
+  res.statusCode = 503;
+  res.setHeader("retry-after", "5");
+  res.setHeader("content-type", "text/plain; charset=utf-8");
+  res.end("Countersign is busy: try again in a few seconds.\n");
+}
+
 /**
- * @param {{ limit: number, maxHoldMs?: number }} options
+ * @param {{ limit: number, maxHoldMs?: number, maxWaiting?: number, maxWaitMs?: number }} options
  * @returns {{ admit: (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse, render: () => void) => void, running: () => number, waiting: () => number }}
  */
-export function pageTurns({ limit, maxHoldMs = 30_000 }) {
+export function pageTurns({ limit, maxHoldMs = 30_000, maxWaiting = 256, maxWaitMs = 30_000 }) {
   if (!Number.isInteger(limit) || limit < 1) throw new Error("pageTurns: limit must be a whole number of at least 1");
   let running = 0;
   /** @type {Array<{ start: () => void, gone: () => boolean }>} */
@@ -54,9 +65,18 @@ export function pageTurns({ limit, maxHoldMs = 30_000 }) {
       res.once("close", end);
       render();
     };
+    if (running >= limit && queue.length >= maxWaiting) return busy(res);
     // A client that gave up while waiting is not rendered for.
     res.once("close", () => (closed = true));
-    queue.push({ start, gone: () => closed });
+    const waiter = { start: () => (clearTimeout(deadline), start()), gone: () => closed };
+    const deadline = setTimeout(() => {
+      const at = queue.indexOf(waiter);
+      if (at === -1) return;
+      queue.splice(at, 1);
+      busy(res);
+    }, maxWaitMs);
+    deadline.unref();
+    queue.push(waiter);
     next();
   };
 

@@ -27,6 +27,15 @@ describe("admin command line: help", () => {
     expect(r).toEqual({ code: 0, stdout: "usage: npm run admin -- service add --slug S [--callback-url U]\n", stderr: "" });
   });
 
+  it("takes -h as the value of a flag for that value, not as help", async () => {
+    const { asksForHelp } = await import("../../scripts/admin/run");
+    expect(asksForHelp(["service", "add", "-h"])).toBe(true);
+    expect(asksForHelp(["-h"])).toBe(true);
+    expect(asksForHelp(["user", "add", "--email", "a@example.com", "--name", "-h"])).toBe(false);
+    expect(asksForHelp(["user", "add", "--name=--help"])).toBe(false);
+    expect(asksForHelp(["policy", "list", "--help"])).toBe(true);
+  });
+
   it("exits 64 with the usage on stderr when the command is missing or unknown", async () => {
     const [none, unknown] = await Promise.all([runAdminCli([], env), runAdminCli(["service", "explode"], env)]);
     expect(none.code).toBe(64);

@@ -21,9 +21,15 @@ describe("the data directory names its instance's database", () => {
   it("tells databases apart by what they are, never by a password", () => {
     expect(databaseIdentity("file:./data/x.db", "/srv/app")).toBe("sqlite:/srv/app/data/x.db");
     expect(databaseIdentity("file:/srv/app/data/x.db", "/elsewhere")).toBe("sqlite:/srv/app/data/x.db");
-    expect(databaseIdentity("file:x.db?mode=rwc", "/srv")).toBe("sqlite:/srv/x.db");
-    expect(databaseIdentity("postgresql://app:s3cret@db.internal/countersign?sslmode=require")).toBe("postgresql://app@db.internal:5432/countersign");
+    // The file the app opens: the whole text after "file:".
+    expect(databaseIdentity("file:x.db?mode=rwc", "/srv")).toBe("sqlite:/srv/x.db?mode=rwc");
+    expect(databaseIdentity("postgresql://app:s3cret@db.internal/countersign")).toBe("postgresql://app@db.internal:5432/countersign");
     expect(databaseIdentity("postgres://app@db.internal:6432/countersign")).toBe("postgresql://app@db.internal:6432/countersign");
+    // A parameter that changes where node-postgres connects is part of it; a password in the query is not.
+    expect(databaseIdentity("postgresql://app@localhost/cs?sslmode=require&host=prod.internal&password=s3cret")).toBe(
+      "postgresql://app@localhost:5432/cs?host=prod.internal&sslmode=require",
+    );
+    expect(databaseIdentity("postgresql://app@localhost/cs?host=prod.internal")).not.toBe(databaseIdentity("postgresql://app@localhost/cs"));
   });
 
   it("is claimed by the first instance, kept by the same database, refused to another, and never holds a password", () => {
@@ -34,6 +40,11 @@ describe("the data directory names its instance's database", () => {
     // The same database (a restart, on another port): taken over, with its new address.
     claimDataDir(dir, "postgresql://app:other@db.internal:5432/cs", "http://localhost:4000");
     expect(readInstance(dir)?.app_url).toBe("http://localhost:4000");
+    // A password in the query is not written either.
+    const query = fresh("claim-query");
+    claimDataDir(query, "postgresql://app@db.internal/cs?password=s3cret", "http://localhost:3000");
+    expect(readFileSync(join(query, "instance.json"), "utf8")).not.toContain("s3cret");
+    expect(readInstance(query)).toEqual({ database: "postgresql://app@db.internal:5432/cs", app_url: "http://localhost:3000" });
     expect(() => claimDataDir(dir, "file:./other.db", "http://localhost:3001")).toThrow(
       /the data directory .* belongs to the instance on postgresql:\/\/app@db\.internal:5432\/cs, and this one is configured for sqlite:/,
     );
@@ -49,6 +60,16 @@ describe("the data directory names its instance's database", () => {
     claimDataDir(dir, `file:${join(dir, "server.db")}`, "http://localhost:3000");
     expect(databaseForDataDir(dir, undefined)).toBe(`file:${join(dir, "server.db")}`);
     expect(databaseForDataDir(dir, `file:${join(dir, "server.db")}`)).toBe(`file:${join(dir, "server.db")}`);
+    // A relative SQLite URL is stored by its absolute path: the command line finds it from any directory.
+    const relative = fresh("cli-relative");
+    claimDataDir(relative, "file:./elsewhere/countersign.db", "http://localhost:3000");
+    expect(databaseForDataDir(relative, undefined)).toBe(`file:${join(process.cwd(), "elsewhere", "countersign.db")}`);
+    // A file edited to name another database than its own is not followed.
+    writeFileSync(
+      join(relative, "instance.json"),
+      JSON.stringify({ database: "sqlite:/srv/a.db", database_url: "file:/srv/b.db", app_url: "http://x" }),
+    );
+    expect(() => databaseForDataDir(relative, undefined)).toThrow("uses sqlite:/srv/a.db: set DATABASE_URL");
     expect(() => databaseForDataDir(dir, "file:./somewhere-else.db")).toThrow(
       /DATABASE_URL names sqlite:.*somewhere-else\.db, but the server whose data directory is/,
     );

@@ -109,6 +109,22 @@ export function unitOfWorkSuite(provider: Provider, enabled = true) {
       let ran = false;
       work.afterCommit(() => (ran = true));
       expect(ran).toBe(true);
+      // A timer started inside a transaction that fires after it ended has no transaction to join.
+      let late!: Promise<unknown>;
+      await inTransaction(async () => {
+        late = new Promise((resolve) =>
+          setTimeout(() => {
+            try {
+              audit.recordAudit(event(9));
+              resolve("recorded");
+            } catch (e) {
+              resolve(e);
+            }
+          }, 50),
+        );
+      });
+      expect(String(await late)).toContain("recordAudit outside a transaction");
+      expect(await chain()).toEqual([]);
     });
 
     it.runIf(provider === "postgresql")("does not hold the chain's head while the work runs, unless asked to (PostgreSQL)", async () => {

@@ -12,8 +12,8 @@ import { ConfigError, parseEnv } from "@/lib/env";
 
 type Pending = { path: string; finish: () => void };
 
-async function serve(limit: number, maxHoldMs?: number) {
-  const turns = pageTurns({ limit, maxHoldMs });
+async function serve(limit: number, maxHoldMs?: number, bounds: { maxWaiting?: number; maxWaitMs?: number } = {}) {
+  const turns = pageTurns({ limit, maxHoldMs, ...bounds });
   const started: string[] = [];
   const pending: Pending[] = [];
   let maxRunning = 0;
@@ -113,6 +113,25 @@ describe("page renders take turns", () => {
     expect(await next).toBe("/page-next");
   });
 
+  it("answers 503 with Retry-After when too many wait, or one waited too long, and renders none of them", async () => {
+    const app = await serve(1, undefined, { maxWaiting: 1, maxWaitMs: 300 });
+    servers.push(app.server);
+    void fetch(`${app.base}/page-busy`).catch(() => undefined);
+    await until(() => app.turns.running() === 1);
+    const waiting = fetch(`${app.base}/page-waits`);
+    await until(() => app.turns.waiting() === 1);
+    // The line is full: answered at once.
+    const full = await fetch(`${app.base}/page-full`);
+    expect(full.status).toBe(503);
+    expect(full.headers.get("retry-after")).toBe("5");
+    expect(await full.text()).toBe("Countersign is busy: try again in a few seconds.\n");
+    // The one in line gives up after maxWaitMs.
+    const late = await waiting;
+    expect(late.status).toBe(503);
+    expect(app.turns.waiting()).toBe(0);
+    expect(app.started).toEqual(["/page-busy"]);
+  });
+
   it("tells page renders from API routes, actions and files", () => {
     const cases: Array<[string, string, boolean]> = [
       ["GET", "/approvals", true],
@@ -129,6 +148,9 @@ describe("page renders take turns", () => {
       ["GET", "/sw.js", false],
       ["GET", "/manifest.webmanifest", false],
       ["GET", "/apiary", true],
+      // A dot in a path segment is not a file: a run id such as v1.2.
+      ["GET", "/runs/svc/v1.2", true],
+      ["GET", "/approvals/apr_1.x", true],
     ];
     for (const [method, url, page] of cases) expect([method, url, isPageRender(method, url)]).toEqual([method, url, page]);
   });
