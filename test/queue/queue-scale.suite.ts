@@ -1,7 +1,7 @@
 // The queue at scale, on a real database: 100,000 pending requests, and the
 // first page, a deep page, a rare role, "expiring soonest" and "My requests"
-// each in about the time of a page (lib/queue/). Its own file (and database):
-// the rows it adds would slow every other queue test.
+// each answered right (lib/queue/), their times printed. Its own file (and
+// database): the rows it adds would slow every other queue test.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Provider } from "../helpers/databases";
 import { useFreshDatabase } from "../helpers/databases";
@@ -97,8 +97,9 @@ export function queueScaleSuite(provider: Provider, enabled = true) {
         `findQueue with ${N} pending (${provider}): first page ${firstMs.toFixed(0)} ms, deep page ${deepMs.toFixed(0)} ms, rare role ${sparseMs.toFixed(0)} ms, ` +
           `expiring soonest ${expiringMs.toFixed(0)} ms, my requests ${mineMs.toFixed(0)} ms`,
       );
-      // Generous bounds for a busy 2-core machine; measured 30–150 ms.
-      for (const ms of [firstMs, deepMs, sparseMs, expiringMs, mineMs]) expect(ms).toBeLessThan(2000);
+      // The times are printed, not asserted: a wall-clock bound fails on a loaded machine (2,516 ms in a CI run
+      // where the same page took 243 ms idle). The speed target is the bench's (npm run bench: the queue page
+      // at 100,000 pending ÷ 100, docs/performance.md).
     });
   });
 }
