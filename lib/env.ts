@@ -39,6 +39,8 @@ const doc = (group: EnvDoc["group"], description: string, defaultNote?: string):
   ...(defaultNote ? { defaultNote } : {}),
 });
 const GENERATED = "generated locally";
+/** A first retry delay in milliseconds (callbacks, notifications): later ones double, capped at an hour. */
+const retryBaseMs = () => z.coerce.number().int().min(100).max(3_600_000).default(10_000);
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -194,18 +196,9 @@ export const envSchema = z
           "How long after an approved consume the executor may take to report the run (`POST …/result`) before admins see the request at `/admin/executions` (docs/executions.md).",
         ),
       ),
-    CALLBACK_RETRY_BASE_MS: z.coerce
-      .number()
-      .int()
-      .min(100)
-      .max(3_600_000)
-      .default(10_000)
-      .meta(
-        doc(
-          "executors",
-          "The first retry delay of a callback that failed, in milliseconds; later ones double, capped at an hour, for over 24 hours.",
-        ),
-      ),
+    CALLBACK_RETRY_BASE_MS: retryBaseMs().meta(
+      doc("executors", "The first retry delay of a callback that failed, in milliseconds; later ones double, capped at an hour, for over 24 hours."),
+    ),
     // Unset means "allowed only outside production".
     CALLBACK_ALLOW_LOOPBACK: z
       .enum(["0", "1", "true", "false", ""])
@@ -244,18 +237,12 @@ export const envSchema = z
       .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, "NOTIFY_WEBHOOK_SECRET must be whsec_ followed by a base64 key of 24 bytes or more")
       .optional()
       .meta(doc("notifications", "Signs those events: `whsec_` and a base64 key of 24 bytes or more. Required with `NOTIFY_WEBHOOK_URL`.")),
-    NOTIFY_RETRY_BASE_MS: z.coerce
-      .number()
-      .int()
-      .min(100)
-      .max(3_600_000)
-      .default(10_000)
-      .meta(
-        doc(
-          "notifications",
-          "The first retry delay of a notification that could not be sent, in milliseconds; later ones double, capped at an hour, for over 24 hours.",
-        ),
+    NOTIFY_RETRY_BASE_MS: retryBaseMs().meta(
+      doc(
+        "notifications",
+        "The first retry delay of a notification that could not be sent, in milliseconds; later ones double, capped at an hour, for over 24 hours.",
       ),
+    ),
     VAPID_PUBLIC_KEY: z
       .string()
       .refine((v) => isBase64Url(v) && Buffer.from(v, "base64url").length === 65 && v.startsWith("B"), {
