@@ -10,7 +10,8 @@
 // database is refused before anything is opened (lib/startup/data-dir.ts).
 import { ConfigError } from "@/lib/env";
 import { databaseForDataDir } from "@/lib/startup/data-dir";
-import { asksForHelp, runAdmin } from "./admin/run";
+import { asksForHelp } from "./admin/flags";
+import { runAdmin } from "./admin/run";
 
 function useTheServersDatabase(): boolean {
   if (process.env.NODE_ENV === "production") return true;

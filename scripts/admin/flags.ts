@@ -52,3 +52,12 @@ export function one(flags: Flags, name: string): string {
 export function optional(flags: Flags, name: string): string | undefined {
   return flags.has(name) ? one(flags, name) : undefined;
 }
+
+/**
+ * Whether the words ask for help: `--help`, `-h` as a word of its own (not
+ * the value of a flag: `--reason -h` is a reason), or just `help`.
+ */
+export function asksForHelp(argv: string[]): boolean {
+  const { words, flags } = parseArgs(argv);
+  return flags.has("help") || words.includes("-h") || (words.length === 1 && words[0] === "help");
+}

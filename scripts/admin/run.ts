@@ -5,7 +5,7 @@ import { AppError, issuesOf } from "@/lib/errors";
 import { ConfigError } from "@/lib/env";
 import { prepareDatabase } from "@/lib/startup/prepare";
 import { db } from "@/lib/db/client";
-import { CommandOutcome, parseArgs, UsageError, type Command } from "./flags";
+import { asksForHelp, CommandOutcome, parseArgs, UsageError, type Command } from "./flags";
 import { coreCommands } from "./core-commands";
 import { auditCommands } from "./audit-commands";
 import { policyCommands, ruleCommands } from "./policy-commands";
@@ -29,15 +29,6 @@ function describe(e: unknown): string {
   if (e instanceof AppError) return `${e.code}: ${e.message}`;
   if (e instanceof ConfigError) return e.message;
   return `unexpected error: ${e instanceof Error ? e.message : String(e)}`;
-}
-
-/**
- * Whether the words ask for help: `--help`, `-h` as a word of its own (not
- * the value of a flag: `--reason -h` is a reason), or just `help`.
- */
-export function asksForHelp(argv: string[]): boolean {
-  const { words, flags } = parseArgs(argv);
-  return flags.has("help") || words.includes("-h") || (words.length === 1 && words[0] === "help");
 }
 
 /** Where a command's output goes: the process's streams, or a caller's buffers. */

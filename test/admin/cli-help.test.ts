@@ -28,7 +28,7 @@ describe("admin command line: help", () => {
   });
 
   it("takes -h as the value of a flag for that value, not as help", async () => {
-    const { asksForHelp } = await import("../../scripts/admin/run");
+    const { asksForHelp } = await import("../../scripts/admin/flags");
     expect(asksForHelp(["service", "add", "-h"])).toBe(true);
     expect(asksForHelp(["-h"])).toBe(true);
     expect(asksForHelp(["user", "add", "--email", "a@example.com", "--name", "-h"])).toBe(false);
