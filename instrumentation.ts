@@ -1,8 +1,11 @@
 import type { Instrumentation } from "next";
 
-// Runs once when a server instance starts (Next.js): background workers.
+// Runs once when a server instance starts (Next.js): traces, if configured
+// (before anything that would make a span), then background workers.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const [{ env }, { startTracing }] = await Promise.all([import("./lib/env"), import("./lib/tracing/tracing")]);
+  await startTracing(env().OTEL_EXPORTER_OTLP_ENDPOINT, env().OTEL_SERVICE_NAME);
   const { startBackgroundWork } = await import("./lib/background");
   startBackgroundWork();
 }

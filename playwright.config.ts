@@ -14,6 +14,10 @@ export default defineConfig({
   workers: 2,
   retries: 0,
   timeout: 60_000,
+  // A web-first assertion waits for the page to get there. The browser lane
+  // shares two cores with four Vitest lanes, where a vote's re-render has
+  // taken longer than Playwright's 5 s default; nothing here measures speed.
+  expect: { timeout: 15_000 },
   reporter: [["list"]],
   // The admin CLI the tests make their users with, bundled once (e2e/global-setup.ts).
   globalSetup: "./e2e/global-setup.ts",

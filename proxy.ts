@@ -42,6 +42,6 @@ export function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     // Pages only: not API routes, static files or prefetches.
-    { source: "/((?!api|_next/static|_next/image|favicon.ico|\\.well-known).*)" },
+    { source: "/((?!api|scim|_next/static|_next/image|favicon.ico|\\.well-known).*)" },
   ],
 };

@@ -8,23 +8,43 @@ const root = fileURLToPath(new URL(".", import.meta.url));
 // run in parallel, without the global set-up that starts the apps.
 const UNIT = ["lib/**/*.test.ts", "**/*.unit.test.ts"];
 
-// `npm test` runs two Vitest processes side by side (scripts/test.mjs): the
-// "sqlite" lane (unit files and every integration file but PostgreSQL's) and
-// the "postgresql" lane (PostgreSQL's files and the migrations drift check).
-// Without COUNTERSIGN_TEST_LANE one process runs everything.
+// `npm test` runs Vitest in lanes side by side (scripts/test.mjs): the
+// "sqlite" lane (unit files and every integration file but PostgreSQL's and
+// the container's), the "postgresql" lane (PostgreSQL's files and the
+// migrations drift check) and the "container" lane (the image built and run
+// with podman; no app of the global set-up). Without COUNTERSIGN_TEST_LANE
+// one process runs everything.
 const lane = process.env.COUNTERSIGN_TEST_LANE;
-if (lane && lane !== "sqlite" && lane !== "postgresql") throw new Error("COUNTERSIGN_TEST_LANE must be sqlite or postgresql");
+if (lane && lane !== "sqlite" && lane !== "postgresql" && lane !== "container")
+  throw new Error("COUNTERSIGN_TEST_LANE must be sqlite, postgresql or container");
 const POSTGRES_LANE = ["**/*.postgresql.test.ts", "test/db/migrations-drift.test.ts"];
+const CONTAINER_LANE = ["test/container/**/*.test.ts"];
 const NOT_TESTS = ["**/node_modules/**", "**/*.unit.test.ts"];
 // The postgresql lane in two processes of about equal length: part 1 the
 // hardening and database files (crash, multi-instance, outage: the longest
-// single files), part 2 everything else. Unset: the whole lane.
+// single files) and the four longest review suites (the authority table, the
+// rules in SQL, concurrent votes, requester spellings), part 2 everything
+// else. Unset: the whole lane.
 const pgPart = process.env.COUNTERSIGN_TEST_PG_PART;
 if (pgPart && pgPart !== "1" && pgPart !== "2") throw new Error("COUNTERSIGN_TEST_PG_PART must be 1 or 2");
-const PG_PART_1 = ["test/hardening/**", "test/db/**"];
+const PG_PART_1 = [
+  "test/hardening/**",
+  "test/db/**",
+  "test/reviews/authority-parity*",
+  "test/reviews/rules-in-sql*",
+  "test/reviews/record-review*",
+  "test/reviews/self-review*",
+];
 const postgresLane = () => {
   if (pgPart === "1")
-    return { include: PG_PART_1.flatMap((dir) => POSTGRES_LANE.map((p) => (p.startsWith("**/") ? `${dir}/${p.slice(3)}` : p))), exclude: NOT_TESTS };
+    return {
+      include: PG_PART_1.flatMap((dir) =>
+        dir.endsWith("*") && !dir.endsWith("**")
+          ? [`${dir}.postgresql.test.ts`]
+          : POSTGRES_LANE.map((p) => (p.startsWith("**/") ? `${dir}/${p.slice(3)}` : p)),
+      ),
+      exclude: NOT_TESTS,
+    };
   if (pgPart === "2") return { include: POSTGRES_LANE, exclude: [...NOT_TESTS, ...PG_PART_1] };
   return { include: POSTGRES_LANE, exclude: NOT_TESTS };
 };
@@ -43,22 +63,24 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 180_000,
     projects: [
-      ...(lane === "postgresql" ? [] : [{ extends: true as const, test: { name: "unit", include: UNIT } }]),
-      {
-        extends: true,
-        test: {
-          name: "integration",
-          ...(lane === "postgresql"
-            ? postgresLane()
-            : {
-                include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
-                exclude: lane === "sqlite" ? [...NOT_TESTS, ...POSTGRES_LANE] : NOT_TESTS,
-              }),
-          globalSetup: ["test/global-setup.ts"],
-          // Integration tests share real databases and servers: run files one at a time.
-          fileParallelism: false,
-        },
-      },
+      ...(lane === "postgresql" || lane === "container" ? [] : [{ extends: true as const, test: { name: "unit", include: UNIT } }]),
+      lane === "container"
+        ? { extends: true, test: { name: "container", include: CONTAINER_LANE } }
+        : {
+            extends: true,
+            test: {
+              name: "integration",
+              ...(lane === "postgresql"
+                ? postgresLane()
+                : {
+                    include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+                    exclude: lane === "sqlite" ? [...NOT_TESTS, ...POSTGRES_LANE, ...CONTAINER_LANE] : NOT_TESTS,
+                  }),
+              globalSetup: ["test/global-setup.ts"],
+              // Integration tests share real databases and servers: run files one at a time.
+              fileParallelism: false,
+            },
+          },
     ],
   },
 });

@@ -24,6 +24,12 @@ type Props = {
   expiresAt: string;
   /** The request to open after this one, or null (back to the queue). */
   nextHref: string | null;
+  /** The queue, with the filters and order the page was opened from. */
+  queueHref: string;
+  /** Those filters and that order ("?…" or ""), sent with a vote so "Approve & next" follows them. */
+  carried: string;
+  /** "1 of 2 approvals — your approval completes it" (lib/reviews/progress), or null once decided. */
+  progress: string | null;
   submitReview: (prev: ReviewFormState, formData: FormData) => Promise<ReviewFormState>;
 };
 
@@ -38,11 +44,10 @@ const TONES: Record<Outcome["tone"], string> = {
 
 // setTimeout's longest delay (about 24.8 days); a later expiry is re-armed by the next render.
 const MAX_DELAY_MS = 2 ** 31 - 1;
-// The server decides expiry by its own clock: re-read a moment after ours.
-const EXPIRY_REFRESH_MARGIN_MS = 1000;
 
 export function DecisionPanel(props: Props) {
-  const { approvalId, destructive, requirePasskey, canReview, whyNot, outcome, expiresAt, nextHref, submitReview } = props;
+  const { approvalId, destructive, requirePasskey, canReview, whyNot, outcome, expiresAt, nextHref, queueHref, carried, progress, submitReview } =
+    props;
   const router = useRouter();
   const [state, action, pending] = useActionState<ReviewFormState, FormData>(submitReview, null);
   const [expired, setExpired] = useState(false);
@@ -66,16 +71,13 @@ export function DecisionPanel(props: Props) {
   useEffect(() => {
     if (!canReview) return;
     const left = Date.parse(expiresAt) - Date.now();
+    // The page is re-read just after (components/request-status.tsx).
     const stop = setTimeout(() => setExpired(true), Math.min(Math.max(0, left), MAX_DELAY_MS));
-    const reread = setTimeout(() => router.refresh(), Math.min(Math.max(0, left) + EXPIRY_REFRESH_MARGIN_MS, MAX_DELAY_MS));
-    return () => {
-      clearTimeout(stop);
-      clearTimeout(reread);
-    };
-  }, [canReview, expiresAt, router]);
+    return () => clearTimeout(stop);
+  }, [canReview, expiresAt]);
 
   if (outcome) {
-    const next = nextHref ?? "/approvals";
+    const next = nextHref ?? queueHref;
     return (
       <div
         ref={resultRef}
@@ -102,6 +104,10 @@ export function DecisionPanel(props: Props) {
         pending={pending}
         state={state}
         expired={expired}
+        progress={progress}
+        expiresAt={expiresAt}
+        carried={carried}
+        followingHref={nextHref ?? queueHref}
       />
     );
   }

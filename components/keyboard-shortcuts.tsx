@@ -83,7 +83,8 @@ export function KeyboardShortcuts(props: Props) {
       <button
         type="button"
         onClick={() => dialog.current?.showModal()}
-        className="rounded border border-slate-300 px-2 py-1 text-sm hover:bg-slate-100"
+        // Not offered on touch screens (a coarse pointer), which have no keyboard to use them with.
+        className="rounded border border-slate-300 px-2 py-1 text-sm hover:bg-slate-100 pointer-coarse:hidden"
         aria-keyshortcuts="Shift+?"
       >
         Keyboard shortcuts

@@ -9,7 +9,7 @@ export type NavLink = { href: string; label: string };
 export function NavLinks({ links }: { links: readonly NavLink[] }) {
   const pathname = usePathname();
   return (
-    <ul className="flex flex-wrap items-center gap-4">
+    <ul className="flex flex-col gap-3 lg:flex-row lg:flex-wrap lg:items-center lg:gap-x-4 lg:gap-y-1">
       {links.map((l) => {
         // The exact page is "page"; a page below it (a request under the queue) is its section.
         const current = pathname === l.href ? "page" : pathname.startsWith(`${l.href}/`) ? "true" : undefined;

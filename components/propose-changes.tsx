@@ -4,15 +4,20 @@
 // arguments as they would read, explains why, and submits instead of voting.
 // The server checks everything (paths, hidden values, secrets, every review
 // rule); this form only turns the rows into an RFC 6902 patch.
-import { useActionState, useId, useState } from "react";
+import { useActionState, useEffect, useState } from "react";
 import { Segments } from "@/components/revealed-text";
 import type { TextView } from "@/lib/display/request-display";
+import { readablePath } from "@/lib/revisions/readable-path";
 
 /** What the proposal action answers (app/approvals/[id]/actions.ts). */
 export type ProposalFormState = { ok: boolean; message: string; preview?: TextView } | null;
 
 type Op = "replace" | "add" | "remove";
-type Row = { key: number; op: Op; path: string; value: string };
+type Row = { key: number; op: Op; path: string; value: string; typed: boolean };
+
+/** The field list's last choice: a path typed by hand (a JSON Pointer), e.g. a new key to add. */
+const TYPED = ":typed";
+const OP_WORDS: Record<Op, string> = { replace: "Set", add: "Add", remove: "Remove" };
 
 type Props = {
   approvalId: string;
@@ -39,17 +44,22 @@ const BUTTON = "rounded border border-slate-400 bg-white px-3 py-1 text-sm font-
 
 export function ProposeChanges({ approvalId, paths, action }: Props) {
   const [state, formAction, pending] = useActionState(action, null);
-  const [rows, setRows] = useState<Row[]>([{ key: 0, op: "replace", path: paths[0] ?? "", value: "" }]);
+  const [rows, setRows] = useState<Row[]>([{ key: 0, op: "replace", path: paths[0] ?? "", value: "", typed: paths.length === 0 }]);
+  const [open, setOpen] = useState(false);
+  // While the form is open the phone's decision bar, with its own reason box and Approve, steps aside (app/globals.css).
+  useEffect(() => {
+    document.documentElement.toggleAttribute("data-proposing", open);
+    return () => document.documentElement.removeAttribute("data-proposing");
+  }, [open]);
   const [nextKey, setNextKey] = useState(1);
   // Controlled: React resets a form's uncontrolled fields after each action, and Preview is one.
   const [reason, setReason] = useState("");
-  const listId = useId();
   const patchText = JSON.stringify(patchOf(rows), null, 2);
 
   const update = (key: number, change: Partial<Row>) => setRows((rs) => rs.map((r) => (r.key === key ? { ...r, ...change } : r)));
 
   return (
-    <details className="rounded border border-slate-200 bg-white p-4" data-testid="propose-changes">
+    <details className="rounded border border-slate-200 bg-white p-4" data-testid="propose-changes" onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary className="cursor-pointer text-sm font-semibold">Propose changes</summary>
       <form action={formAction} className="mt-3 flex flex-col gap-3">
         <p className="text-sm text-slate-700">
@@ -59,11 +69,9 @@ export function ProposeChanges({ approvalId, paths, action }: Props) {
         </p>
         <input type="hidden" name="approvalId" value={approvalId} />
         <input type="hidden" name="patch" value={JSON.stringify(patchOf(rows))} />
-        <datalist id={listId}>
-          {paths.map((p) => (
-            <option key={p} value={p} />
-          ))}
-        </datalist>
+        <p className="text-sm text-slate-700 lg:hidden" data-testid="bar-aside">
+          The decision bar is out of the way while this form is open: close the form to approve or deny instead.
+        </p>
         {rows.map((r, i) => (
           <fieldset key={r.key} className="flex flex-col gap-2 rounded border border-slate-200 p-2 sm:flex-row sm:items-end">
             <legend className="px-1 text-xs text-slate-600">Change {i + 1}</legend>
@@ -81,16 +89,33 @@ export function ProposeChanges({ approvalId, paths, action }: Props) {
               </select>
             </label>
             <label className="flex min-w-0 flex-1 flex-col text-xs">
-              Path
-              <input
-                aria-label={`Change ${i + 1}: path`}
+              Field
+              <select
+                aria-label={`Change ${i + 1}: field`}
                 className={INPUT}
-                list={listId}
-                value={r.path}
-                placeholder="/amount"
-                onChange={(e) => update(r.key, { path: e.target.value })}
-              />
+                value={r.typed ? TYPED : r.path}
+                onChange={(e) => (e.target.value === TYPED ? update(r.key, { typed: true }) : update(r.key, { path: e.target.value, typed: false }))}
+              >
+                {paths.map((p) => (
+                  <option key={p} value={p}>
+                    {readablePath(p)}
+                  </option>
+                ))}
+                <option value={TYPED}>Another place (type its path)…</option>
+              </select>
             </label>
+            {r.typed && (
+              <label className="flex min-w-0 flex-1 flex-col text-xs">
+                Path (JSON Pointer, e.g. /items/- to add at the end of items)
+                <input
+                  aria-label={`Change ${i + 1}: path`}
+                  className={INPUT}
+                  value={r.path}
+                  placeholder="/amount"
+                  onChange={(e) => update(r.key, { path: e.target.value })}
+                />
+              </label>
+            )}
             {r.op !== "remove" && (
               <label className="flex min-w-0 flex-1 flex-col text-xs">
                 New value
@@ -113,17 +138,33 @@ export function ProposeChanges({ approvalId, paths, action }: Props) {
           type="button"
           className={`${BUTTON} self-start`}
           onClick={() => {
-            setRows((rs) => [...rs, { key: nextKey, op: "replace", path: "", value: "" }]);
+            setRows((rs) => [...rs, { key: nextKey, op: "replace", path: paths[0] ?? "", value: "", typed: paths.length === 0 }]);
             setNextKey((k) => k + 1);
           }}
         >
           Add a change
         </button>
         <div>
-          <h3 className="text-xs font-semibold text-slate-600">The changes (JSON Patch)</h3>
-          <pre className="max-h-48 overflow-auto rounded bg-slate-50 p-2 text-xs" data-testid="patch-text">
-            {patchText}
-          </pre>
+          <h3 className="text-xs font-semibold text-slate-600">The changes</h3>
+          <ul className="list-disc pl-5 text-sm" data-testid="patch-summary">
+            {rows.map((r) => (
+              <li key={r.key} className="break-all">
+                {OP_WORDS[r.op]} <span className="font-mono">{readablePath(r.path)}</span>
+                {r.op !== "remove" && (
+                  <>
+                    {" "}
+                    {r.op === "add" ? "as" : "to"} <span className="font-mono">{JSON.stringify(typedValue(r.value))}</span>
+                  </>
+                )}
+              </li>
+            ))}
+          </ul>
+          <details className="mt-1 text-xs">
+            <summary className="cursor-pointer text-slate-600">As the agent receives them (JSON Patch)</summary>
+            <pre className="max-h-48 overflow-auto rounded bg-slate-50 p-2 text-xs" data-testid="patch-text">
+              {patchText}
+            </pre>
+          </details>
         </div>
         <label className="flex flex-col text-sm">
           Explain the changes

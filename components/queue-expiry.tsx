@@ -5,9 +5,10 @@
 import { Countdown, useNow } from "@/components/time";
 import { expiryUrgency, type Urgency } from "@/lib/queue/urgency";
 
+// On the tinted mark the countdown's grey local time takes the mark's own colour (contrast).
 const STYLE: Record<Urgency, string> = {
-  soon: "rounded bg-amber-100 px-1.5 text-amber-900 outline outline-1 outline-amber-400",
-  "very-soon": "rounded bg-red-100 px-1.5 text-red-900 outline outline-2 outline-red-600",
+  soon: "rounded bg-amber-100 px-1.5 text-amber-900 outline outline-1 outline-amber-400 [&_.text-slate-500]:text-current",
+  "very-soon": "rounded bg-red-100 px-1.5 text-red-900 outline outline-2 outline-red-600 [&_.text-slate-500]:text-current",
 };
 const WORDS: Record<Urgency, string> = { soon: "Expires soon", "very-soon": "Expires very soon" };
 

@@ -23,7 +23,8 @@ const badge = "inline-flex items-center rounded px-1.5 py-0.5 text-xs font-mediu
 /** The queue filtered to one run of one service (run ids are the service's own). */
 export const runHref = (service: string, runId: string) => `/approvals?${new URLSearchParams({ service, run: runId })}`;
 
-export function QueueRow({ kind, row }: { kind: SectionKind; row: Row }) {
+/** `carried`: the queue's filters and order ("?effects=write", or ""), so the request's page walks the same list (lib/queue/query-params). */
+export function QueueRow({ kind, row, carried = "" }: { kind: SectionKind; row: Row; carried?: string }) {
   const metaId = `row-${kind}-${row.id}`;
   const pending = row.status === "pending";
   const shown = rowDisplay(row);
@@ -34,7 +35,7 @@ export function QueueRow({ kind, row }: { kind: SectionKind; row: Row }) {
     >
       <div className="flex flex-wrap items-center gap-2">
         <Link
-          href={`/approvals/${row.id}`}
+          href={`/approvals/${row.id}${carried}`}
           aria-describedby={metaId}
           data-testid="row-tool"
           className="break-all font-mono font-semibold text-blue-800 underline-offset-2 hover:underline"

@@ -26,6 +26,7 @@ export function QueueSection({
   empty,
   nextHref,
   firstHref,
+  carried = "",
 }: {
   kind: SectionKind;
   title: string;
@@ -37,6 +38,8 @@ export function QueueSection({
   nextHref: string | null;
   /** Link back to the first page, when this is not it. */
   firstHref: string | null;
+  /** The queue's filters and order, carried to each request's page ("?…" or ""). */
+  carried?: string;
 }) {
   const headingId = `queue-${kind}`;
   const count = `${section.count}${section.countCapped ? "+" : ""}`;
@@ -70,14 +73,14 @@ export function QueueSection({
                 <ul className="divide-y divide-slate-200">
                   {item.rows.map((row) => (
                     <li key={row.id}>
-                      <QueueRow kind={kind} row={row} />
+                      <QueueRow kind={kind} row={row} carried={carried} />
                     </li>
                   ))}
                 </ul>
               </li>
             ) : (
               <li key={item.id}>
-                <QueueRow kind={kind} row={item} />
+                <QueueRow kind={kind} row={item} carried={carried} />
               </li>
             ),
           )}

@@ -3,12 +3,13 @@
 // service wrote).
 import { RevealedText } from "@/components/revealed-text";
 import type { ChangeRow } from "@/lib/revisions/revision-view";
+import { ScrollRegion } from "./scroll-region";
 
 const WORDS = { replace: "Changed", add: "Added", remove: "Removed" } as const;
 
 export function RevisionChanges({ changes, testId }: { changes: readonly ChangeRow[]; testId: string }) {
   return (
-    <div className="overflow-x-auto">
+    <ScrollRegion label="Changes">
       <table className="w-full text-left text-sm" data-testid={testId}>
         <thead>
           <tr className="border-b border-slate-200 text-xs text-slate-600">
@@ -31,6 +32,6 @@ export function RevisionChanges({ changes, testId }: { changes: readonly ChangeR
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

@@ -33,6 +33,7 @@ export function RunBatchForm({ service, runId, approvalIds, destructive, onePage
     <form
       action={formAction}
       aria-label="Decide the run"
+      id="run-batch"
       className="flex flex-col gap-2 rounded border border-slate-200 bg-white p-4"
       onSubmit={(e) => {
         const choice = ((e.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null)?.value;

@@ -12,6 +12,8 @@ const STYLES: Record<string, string> = {
   sent: "bg-green-100 text-green-900",
   failed: "bg-red-100 text-red-900",
   dropped: "bg-slate-200 text-slate-800",
+  // An email the local mailbox kept (no SMTP_URL): written, not sent.
+  "kept locally": "bg-amber-100 text-amber-900",
 };
 
 type Props = { status: string; testId?: string; small?: boolean };

@@ -34,7 +34,9 @@ export function Countdown({ until }: { until: string }) {
   const left = now === null ? null : new Date(until).getTime() - now;
   return (
     <span>
-      <span data-testid="countdown">{left === null ? "…" : left > 0 ? `${humanDuration(left, { seconds: true })} left` : "expired"}</span>{" "}
+      <span data-testid="countdown">
+        {left === null ? "…" : left > 0 ? `${humanDuration(Math.ceil(left / 1000) * 1000, { seconds: true })} left` : "expired"}
+      </span>{" "}
       <span className="text-slate-500">
         (<LocalTime at={until} />)
       </span>
@@ -50,6 +52,21 @@ export function Ago({ at }: { at: string }) {
       <span className="text-slate-500">
         (<LocalTime at={at} />)
       </span>
+    </span>
+  );
+}
+
+/** "expires in 23 min" (or "expired"), ticking: for the decision bar and the top of a request's page. */
+export function TimeLeft({ until, testId }: { until: string; testId?: string }) {
+  const now = useNow();
+  const left = now === null ? null : Date.parse(until) - now;
+  return (
+    <span data-testid={testId} title={utcLabel(until)}>
+      {left === null
+        ? "expires …"
+        : left > 0
+          ? `expires in ${humanDuration(Math.ceil(left / 1000) * 1000, { seconds: left < 3_600_000 })}`
+          : "expired"}
     </span>
   );
 }

@@ -2,7 +2,7 @@
 // the database, never by the browser, and role changes taking effect on the
 // next click.
 import { expect, test } from "@playwright/test";
-import { clientFor, cliService, requestFor, session, statusIn, userItem } from "./admin-helpers";
+import { clientFor, cliService, requestFor, session, statusIn, userItem, usersPage } from "./admin-helpers";
 import { E2E } from "./config";
 import { adminCli, onSignInPage, tag } from "./helpers";
 
@@ -74,7 +74,7 @@ test("a granted role works on the reviewer's next click, and a revoked one stops
   test.setTimeout(120_000);
   const t = tag();
   const role = `grant-${t}`;
-  adminCli(["policy", "set", "--name", `e2e-grant-${t}`, "--tool", `grant${t}.*`, "--roles", role, "--quorum", "1", "--ttl", "3600"]);
+  adminCli(["policy", "set", "--anyway", "--name", `e2e-grant-${t}`, "--tool", `grant${t}.*`, "--roles", role, "--quorum", "1", "--ttl", "3600"]);
   const client = clientFor(cliService());
   const approval = await requestFor(client, `grant${t}.pay`);
 
@@ -89,7 +89,7 @@ test("a granted role works on the reviewer's next click, and a revoked one stops
   await expect(approveButton).toHaveCount(0);
 
   const grant = async () => {
-    await admin.page.goto("/admin/users");
+    await admin.page.goto(usersPage(reviewer.user.email));
     const item = userItem(admin.page, reviewer.user.email);
     await item.getByLabel("Role to grant").fill(role);
     await item.getByRole("button", { name: "Grant role" }).click();
@@ -103,10 +103,12 @@ test("a granted role works on the reviewer's next click, and a revoked one stops
   await expect(approveButton).toBeVisible();
 
   // Revoked while the buttons are on screen: the click is refused.
-  await admin.page.goto("/admin/users");
+  await admin.page.goto(usersPage(reviewer.user.email));
   const item = userItem(admin.page, reviewer.user.email);
   await item.getByLabel("Role to revoke").selectOption(role);
   await item.getByRole("button", { name: "Revoke role" }).click();
+  await expect(item.getByRole("alert")).toContainText(`Revoke the chosen role from ${reviewer.user.email}?`);
+  await item.getByRole("button", { name: "Confirm: Revoke role" }).click();
   await expect(statusIn(item)).toContainText(`Revoked ${role}`);
   await approveButton.click();
   await expect(reviewer.page.getByRole("main").getByRole("alert")).toBeVisible();

@@ -25,7 +25,10 @@ test("audit page: newest first, filtered by type and actor, paged by seq", async
   const second = await seqs();
   expect(Math.max(...second)).toBeLessThan(Math.min(...first));
 
+  // The admin's own sign-in is recorded with them as its actor; someone who never acted has no events.
   await page.goto(`/admin/audit?actor=${encodeURIComponent(`user:${admin.user.email}`)}`);
+  await expect(page.getByTestId("audit-type").first()).toHaveText("user.signed_in");
+  await page.goto(`/admin/audit?actor=${encodeURIComponent(`user:nobody-${Date.now()}@example.com`)}`);
   await expect(page.getByText("No events match.")).toBeVisible();
   await page.goto("/admin/audit?type=not.a.type");
   await expect(page.getByRole("main").getByRole("alert")).toContainText("Invalid filter");

@@ -37,11 +37,11 @@ export function requestFor(client: CountersignClient, tool: string) {
 
 export const userItem = (page: Page, email: string) => page.getByRole("listitem", { name: email, exact: true });
 export const policyItem = (page: Page, name: string) => page.getByRole("listitem", { name: `Policy ${name}`, exact: true });
+/** The users page found by one email: the page lists 50 at a time, and a test's user may be past the first 50. */
+export const usersPage = (email: string) => `/admin/users?q=${encodeURIComponent(email)}`;
 export const serviceItem = (page: Page, slug: string) => page.getByRole("listitem", { name: `Service ${slug}`, exact: true });
 export const rolesOf = (item: Locator) => item.getByTestId("role").locator("span.font-mono");
 export const statusIn = (scope: Locator | Page) => scope.getByRole("status");
-
-// ------------------------------------------------- server action capture
 
 // ------------------------------------------------- server action capture
 
@@ -71,7 +71,9 @@ export async function captureAction(page: Page, trigger: () => Promise<void>): P
     await trigger();
     await expect.poll(() => captured !== undefined, { message: "no server action request was made" }).toBe(true);
   } finally {
-    await page.unroute("**/admin/**", handler);
+    // Waits for handlers still running: removed under one, its answer would
+    // meet a request already let through ("Route is already handled").
+    await page.unrouteAll({ behavior: "wait" });
   }
   return captured!;
 }

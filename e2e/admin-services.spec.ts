@@ -61,8 +61,8 @@ test.describe.serial("admin server actions are refused server-side for a non-adm
     );
     const finish = await captureAction(page, async () => {
       const item = serviceItem(page, svc.slug);
-      await item.getByRole("button", { name: "Finish rotation" }).click();
-      await item.getByRole("button", { name: "Confirm: Finish rotation" }).click();
+      await item.getByRole("button", { name: "Finish webhook secret rotation" }).click();
+      await item.getByRole("button", { name: "Confirm: Finish webhook secret rotation" }).click();
     });
     await check(
       finish,
@@ -188,6 +188,12 @@ test("a new service's credentials are shown once, work, and a reload does not sh
 
   await page.goto("/admin/services");
   const form = page.getByRole("region", { name: "Register a service" });
+  // A refusal names the field by its label, in a sentence (not "value: must be …").
+  await form.getByLabel("Slug").fill("Not A Slug!");
+  await form.getByRole("button", { name: "Create service" }).click();
+  await expect(form.getByRole("alert")).toHaveText(
+    "Not saved: Slug must be 2-63 lower-case letters, digits or '-', starting with a letter or digit.",
+  );
   await form.getByLabel("Slug").fill(slug);
   await form.getByRole("button", { name: "Create service" }).click();
   await expect(statusIn(form)).toContainText(`Service ${slug} created.`);
@@ -222,15 +228,44 @@ test("a new service's credentials are shown once, work, and a reload does not sh
   await page.reload();
   expect(await page.content()).not.toContain(newSecret);
 
-  await serviceItem(page, slug).getByRole("button", { name: "Finish rotation" }).click();
-  await serviceItem(page, slug).getByRole("button", { name: "Confirm: Finish rotation" }).click();
+  // A second start before the finish: refused, pointing at this page's own button (not a command-line flag).
+  await item.getByRole("button", { name: "Rotate webhook secret" }).click();
+  await expect(item.getByRole("alert")).toHaveText(
+    `A rotation of the webhook secret of ${slug} is already in progress. Press “Finish webhook secret rotation” once everything uses the new webhook secret, then rotate again.`,
+  );
+
+  await serviceItem(page, slug).getByRole("button", { name: "Finish webhook secret rotation" }).click();
+  await serviceItem(page, slug).getByRole("button", { name: "Confirm: Finish webhook secret rotation" }).click();
   await expect(statusIn(serviceItem(page, slug))).toContainText("Rotation finished");
   const oldRefused = await requestFor(clientFor({ slug, webhook_secret: webhookSecret, api_token: apiToken }), "e2e.once.late").then(
     () => null,
     (e: unknown) => (e instanceof CountersignError ? e.code : String(e)),
   );
   expect(oldRefused).toBe("invalid-signature");
-  await requestFor(clientFor({ slug, webhook_secret: newSecret, api_token: apiToken }), "e2e.once.after");
+  const after = await requestFor(clientFor({ slug, webhook_secret: newSecret, api_token: apiToken }), "e2e.once.after");
+
+  // The API token rotates the same way: both tokens work until the rotation is finished.
+  const answers = async (token: string) =>
+    (await page.request.get(`/api/v1/approvals/${after.approval_id}`, { headers: { authorization: `Bearer ${token}` } })).status();
+  await page.reload(); // the webhook rotation's answers go
+  await serviceItem(page, slug).getByRole("button", { name: "Rotate API token" }).click();
+  await expect(statusIn(serviceItem(page, slug))).toContainText("New API token");
+  const newToken = (await serviceItem(page, slug).getByTestId("secret-new-api-token").textContent()) ?? "";
+  expect(newToken).toMatch(/^cs_tok_/);
+  expect([await answers(apiToken), await answers(newToken)]).toEqual([200, 200]);
+  await page.reload();
+  await expect(serviceItem(page, slug).getByText("API token rotating: two tokens valid")).toBeVisible();
+  await serviceItem(page, slug).getByRole("button", { name: "Finish API token rotation" }).click();
+  await serviceItem(page, slug).getByRole("button", { name: "Confirm: Finish API token rotation" }).click();
+  await expect(statusIn(serviceItem(page, slug)).filter({ hasText: "Rotation finished" })).toContainText("only the new API token is valid now");
+  expect([await answers(apiToken), await answers(newToken)]).toEqual([401, 200]);
+
+  // Disabling says it is for good; Cancel leaves the service as it was.
+  await serviceItem(page, slug).getByRole("button", { name: "Disable service" }).click();
+  await expect(serviceItem(page, slug).getByRole("alert")).toContainText("This cannot be undone");
+  await expect(serviceItem(page, slug).getByRole("alert")).toContainText("cannot be enabled again");
+  await serviceItem(page, slug).getByRole("button", { name: "Cancel" }).click();
+  await expect(serviceItem(page, slug).getByTestId("service-status")).toHaveText("active");
 
   await admin.context.close();
 });

@@ -13,6 +13,6 @@ runAsWorker(async (bundleUrl, env, args) => {
   }
   let stdout = "";
   let stderr = "";
-  const code = await runAdmin(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, { keepConnection: true });
+  const code = await runAdmin(args, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) }, { keepConnection: true });
   return { code, stdout, stderr };
 });

@@ -4,21 +4,13 @@
 // that never moves the button. Every test makes its own role, policy,
 // service and users, so other tests' requests never count as "next".
 import { expect, test, type Page } from "@playwright/test";
-import { adminCli, tag } from "./helpers";
-import { ask, reviewer, service } from "./review-helpers";
+import { ask, reviewer, service, reviewTeam } from "./review-helpers";
 
 test.describe.configure({ timeout: 180_000 });
 
 const PHONE = { width: 390, height: 844 };
 
 /** A role of its own and a policy giving it the tools `<prefix>.*`. */
-function team(quorum: number) {
-  const t = tag();
-  const role = `cockpit-${t}`;
-  const prefix = `e2e.cockpit${t}`;
-  adminCli(["policy", "set", "--name", `e2e-cockpit-${t}`, "--tool", `${prefix}.*`, "--roles", role, "--quorum", String(quorum), "--ttl", "86400"]);
-  return { role, tool: (name: string) => `${prefix}.${name}` };
-}
 
 // The first sign-in after the app starts can be slow: warm the pages up once.
 test.beforeAll(async ({ request }) => {
@@ -29,7 +21,7 @@ const approve = (page: Page) => page.getByRole("button", { name: "Approve", exac
 const result = (page: Page) => page.getByTestId("decision-result");
 
 test("after a vote: a lasting result panel from the server, focused and announced, with the next request", async ({ browser }) => {
-  const { role, tool } = team(2);
+  const { role, tool } = reviewTeam("cockpit", 2);
   const { slug, client } = service();
   const [alice, bob] = [await reviewer(browser, [role], "alice"), await reviewer(browser, [role], "bob")];
   const first = await ask(client, { tool: tool("first") });
@@ -68,7 +60,7 @@ test("after a vote: a lasting result panel from the server, focused and announce
 });
 
 test("an open page follows another reviewer's deny, and stops at expiry", async ({ browser }) => {
-  const { tool, role } = team(2);
+  const { tool, role } = reviewTeam("cockpit", 2);
   const { client } = service();
   const [alice, bob] = [await reviewer(browser, [role], "alice"), await reviewer(browser, [role], "bob")];
   const denied = await ask(client, { tool: tool("denied") });
@@ -100,27 +92,35 @@ test("an open page follows another reviewer's deny, and stops at expiry", async 
 });
 
 test("the form disables itself at expiry before the page is re-read", async ({ browser }) => {
-  const { tool, role } = team(1);
+  const { tool, role } = reviewTeam("cockpit", 1);
   const { client } = service();
   const alice = await reviewer(browser, [role], "alice");
-  const expiring = await ask(client, { tool: tool("expiring"), expires_in: 10 });
-  await alice.page.goto(`/approvals/${expiring.approval_id}`);
-  // Hold the re-read back, to see the form's own state at the moment of expiry.
+  // Every re-read of the page is held until the form's own state at expiry has been checked.
+  // (A fixed delay raced a loaded machine: the re-read replaced the form before it was looked at.)
+  let release = () => {};
+  const released = new Promise<void>((r) => (release = r));
   await alice.page.route(
     (url) => url.pathname.startsWith("/approvals/"),
     async (route) => {
-      if (route.request().headers()["rsc"]) await new Promise((r) => setTimeout(r, 4_000));
+      if (route.request().headers()["rsc"]) await released;
       await route.continue().catch(() => {});
     },
   );
-  await expect(approve(alice.page)).toBeDisabled({ timeout: 15_000 });
+  const expiring = await ask(client, { tool: tool("expiring"), expires_in: 12 });
+  await alice.page.goto(`/approvals/${expiring.approval_id}`);
+  await expect(approve(alice.page)).toBeEnabled();
+  await expect(approve(alice.page)).toBeDisabled({ timeout: 20_000 });
   await expect(alice.page.getByTestId("decision-line")).toHaveText("This request has expired; it can no longer be decided.");
-  await expect(alice.page.getByTestId("status")).toHaveText("expired", { timeout: 15_000 });
+  await expect(alice.page.getByTestId("status")).toHaveText("expired");
+  release();
+  // Re-read: the server's answer replaces the form.
+  await expect(result(alice.page)).toContainText("Expired with 0 of 1 approvals", { timeout: 15_000 });
+  await expect(approve(alice.page)).toHaveCount(0);
   await alice.context.close();
 });
 
 test("on a 60 KiB request at 390 px, Approve is under 10 Tab presses away and stays on screen", async ({ browser }) => {
-  const { tool, role } = team(1);
+  const { tool, role } = reviewTeam("cockpit", 1);
   const { client } = service();
   const alice = await reviewer(browser, [role], "alice", PHONE);
   const big = { rows: Array.from({ length: 600 }, (_, i) => ({ id: i, note: `${"n".repeat(90)} ${i}` })) };
@@ -149,7 +149,7 @@ test("on a 60 KiB request at 390 px, Approve is under 10 Tab presses away and st
 
 for (const viewport of [PHONE, { width: 1280, height: 800 }]) {
   test(`a destructive call's confirmation keeps the button in place (${viewport.width} px)`, async ({ browser }) => {
-    const { tool, role } = team(1);
+    const { tool, role } = reviewTeam("cockpit", 1);
     const { client } = service();
     const alice = await reviewer(browser, [role], "alice", viewport);
     const created = await ask(client, { tool: tool("drop"), effects: "destructive" });

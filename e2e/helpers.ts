@@ -56,6 +56,8 @@ export function createUser({ roles = [] as readonly string[], prefix = "user" } 
   // Inline: a random password can start with "--", which as a separate word reads as a flag.
   const args = ["user", "add", "--email", email, `--password=${password}`];
   for (const role of roles) args.push("--role", role);
+  // A fixture's roles may come before the policy that uses them (lib/policies/reachability.ts).
+  if (roles.length > 0) args.push("--anyway");
   const created = adminCli(args) as { email?: unknown; roles?: unknown };
   if (created.email !== email) throw new Error(`admin CLI created ${String(created.email)}, expected ${email}`);
   return { email, password };

@@ -24,11 +24,19 @@ const EMAIL_DOMAIN = "idp.example.com";
 /** accountId → what the sign-in form said about that account. */
 const accounts = new Map();
 
-/** emailVerified: true, false, or undefined to leave the claim out (as some IdPs do). */
-function accountFor(login, emailVerified = true) {
+/**
+ * emailVerified: true, false, or undefined to leave the claim out (as some IdPs do);
+ * groups: the directory groups the `groups` claim names, or null to leave it out.
+ */
+function accountFor(login, emailVerified = true, groups = null) {
   const email = login.includes("@") ? login : `${login}@${EMAIL_DOMAIN}`;
   const name = `Test ${login.split("@")[0]}`;
-  return emailVerified === undefined ? { email, name } : { email, email_verified: emailVerified, name };
+  return {
+    email,
+    name,
+    ...(emailVerified === undefined ? {} : { email_verified: emailVerified }),
+    ...(groups === null ? {} : { groups }),
+  };
 }
 
 const EMAIL_VERIFIED_CHOICES = { yes: true, no: false, omitted: undefined };
@@ -51,7 +59,7 @@ const provider = new Provider(issuer.origin, {
   claims: {
     openid: ["sub"],
     email: ["email", "email_verified"],
-    profile: ["name"],
+    profile: ["name", "groups"],
   },
   conformIdTokenClaims: false,
   responseTypes: ["code"],
@@ -103,6 +111,9 @@ function loginForm(uid, loginHint) {
           <option value="no">no</option>
           <option value="omitted">claim omitted</option>
         </select></p>
+      <p><label for="groups">Groups</label>
+        <input id="groups" name="groups" autocomplete="off" aria-describedby="groups-help">
+        <span id="groups-help">Comma-separated; empty leaves the claim out.</span></p>
       <p><button type="submit">Continue</button></p>
     </form>
     <form method="post" action="/interaction/${u}/abort"><button type="submit">Cancel</button></form>`;
@@ -139,7 +150,14 @@ async function interaction(req, res, uid, action) {
     if (!login || login.length > 200) return page(res, 400, "Test IdP sign-in", `<p role="alert">Enter a username.</p>${loginForm(uid)}`);
     const choice = form.get("email_verified") ?? "yes";
     if (!Object.hasOwn(EMAIL_VERIFIED_CHOICES, choice)) return page(res, 400, "Test IdP sign-in", `<p role="alert">Bad choice.</p>${loginForm(uid)}`);
-    accounts.set(login, accountFor(login, EMAIL_VERIFIED_CHOICES[choice]));
+    const groupsText = (form.get("groups") ?? "").trim();
+    const groups = groupsText
+      ? groupsText
+          .split(",")
+          .map((g) => g.trim())
+          .filter(Boolean)
+      : null;
+    accounts.set(login, accountFor(login, EMAIL_VERIFIED_CHOICES[choice], groups));
     return provider.interactionFinished(req, res, { login: { accountId: login } }, { mergeWithLastSubmission: false });
   }
   if (req.method === "POST" && action === "abort") {

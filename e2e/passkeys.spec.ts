@@ -108,6 +108,7 @@ test("a passkey registered on /settings approves a require_passkey request; unsi
   adminCli([
     "policy",
     "set",
+    "--anyway",
     "--name",
     `e2e-passkey-${t}`,
     "--tool",
@@ -216,6 +217,14 @@ test("a passkey registered on /settings approves a require_passkey request; unsi
   const dir = mkdtempSync(join(tmpdir(), "cs-e2e-receipt-"));
   writeFileSync(join(dir, "receipt.jws"), consumed.receipt);
   expect(adminCli(["receipt", "verify", join(dir, "receipt.jws")])).toMatchObject({ ok: true, approval_id: id, failures: [] });
+
+  // "Approve & next" signed with the passkey moves on like the form's own, in the queue's order (newest first here).
+  const older = await client.requestApproval({ ...call, run_id: `run_${randomUUID()}` });
+  const newer = await client.requestApproval({ ...call, run_id: `run_${randomUUID()}` });
+  await page.goto(`/approvals/${newer.approval_id}?order=newest`, { waitUntil: "networkidle" });
+  await page.getByRole("button", { name: "Approve & next" }).click();
+  await expect(page).toHaveURL(`/approvals/${older.approval_id}?order=newest`);
+  expect((await client.getApproval(newer.approval_id)).status).toBe("approved");
   await ana.context.close();
 });
 

@@ -5,7 +5,7 @@
 // folding into a disclosure at 390 px. Every test makes its own users and service.
 import { randomUUID } from "node:crypto";
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { tag } from "./helpers";
+import { adminCli, tag } from "./helpers";
 import { ask, canActSection, decidedSection, openQueue, reviewer, rowOf, service, waitingSection } from "./review-helpers";
 
 test.describe.configure({ timeout: 180_000 });
@@ -26,7 +26,9 @@ const styleOf = (l: Locator, prop: string) => l.evaluate((el, p) => getComputedS
 test("expiring soonest first, with amber and red marks in words and colour", async ({ browser }, testInfo) => {
   const { slug, client } = service();
   const me = await reviewer(browser, ["reviewer"], "ora");
-  const later = await ask(client, { tool: "e2e.later", expires_in: 3600 });
+  // Amber starts within the hour: the calm request lives longer than the default policy's hour.
+  adminCli(["policy", "set", "--name", `e2e-later-${tag()}`, "--tool", "e2e.later", "--roles", "reviewer", "--quorum", "1", "--ttl", "86400"]);
+  const later = await ask(client, { tool: "e2e.later", expires_in: 7200 });
   const red = await ask(client, { tool: "e2e.red", expires_in: 200 });
   const amber = await ask(client, { tool: "e2e.amber", expires_in: 600 });
 

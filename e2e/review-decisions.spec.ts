@@ -50,10 +50,41 @@ async function replay(context: BrowserContext, action: CapturedAction, body: Buf
 
 // ------------------------------------------------------------------ tests
 
+test("the page says whom it waits on: per role, the people who can still decide it, and no one once decided", async ({ browser }) => {
+  const t = tag();
+  const role = `wo-${t}`;
+  const tool = `e2e.waiting.${t}`;
+  adminCli(["policy", "set", "--anyway", "--name", `e2e-waiting-${t}`, "--tool", tool, "--roles", role, "--quorum", "2", "--ttl", "3600"]);
+  const { client } = service();
+  const first = await reviewer(browser, [role], "first");
+  const second = await reviewer(browser, [role], "second");
+  const created = await ask(client, { tool });
+
+  await first.page.goto(`/approvals/${created.approval_id}`);
+  const waiting = first.page.getByTestId("waiting-on");
+  await expect(waiting.getByRole("heading")).toHaveText("Waiting on 2 more approvals, from:");
+  await expect(waiting.getByTestId("waiting-on-role")).toContainText(`${role} 2 can decide it now:`);
+  await expect(waiting).toContainText(first.user.email);
+  await expect(waiting).toContainText(second.user.email);
+
+  await first.page.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(first.page.getByTestId("decision-result")).toContainText("You approved · 1 of 2");
+  await expect(waiting.getByRole("heading")).toHaveText("Waiting on 1 more approval, from:");
+  await expect(waiting.getByTestId("waiting-on-role")).toContainText(`${role} 1 can decide it now:`);
+  await expect(waiting).toContainText(second.user.email);
+  await expect(waiting).not.toContainText(first.user.email);
+
+  await second.page.goto(`/approvals/${created.approval_id}`);
+  await second.page.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(second.page.getByTestId("decision-result")).toContainText("Approved by you and");
+  await expect(second.page.getByTestId("waiting-on")).toHaveCount(0);
+  await Promise.all([first.context.close(), second.context.close()]);
+});
+
 test("four-eyes: the first approval leaves it pending, the second decides it, both listed in order", async ({ browser }) => {
   const t = tag();
   const tool = `e2e.four-eyes.${t}`;
-  adminCli(["policy", "set", "--name", `e2e-four-eyes-${t}`, "--tool", tool, "--roles", "payments", "--quorum", "2", "--ttl", "3600"]);
+  adminCli(["policy", "set", "--anyway", "--name", `e2e-four-eyes-${t}`, "--tool", tool, "--roles", "payments", "--quorum", "2", "--ttl", "3600"]);
   const { slug, client } = service();
   const first = await reviewer(browser, ["payments"], "first");
   const second = await reviewer(browser, ["payments"], "second");
@@ -108,6 +139,11 @@ test("a denial without a reason is refused, in the page and by the server", asyn
   await r.page.goto(`/approvals/${created.approval_id}`);
   await r.page.getByRole("button", { name: "Deny" }).click();
   await expect(r.page.getByRole("main").getByRole("alert")).toHaveText("A denial needs a reason.");
+  // The field itself is focused, marked invalid and described by the message.
+  const reasonField = r.page.getByLabel("Reason");
+  await expect(reasonField).toBeFocused();
+  await expect(reasonField).toHaveAttribute("aria-invalid", "true");
+  await expect(reasonField).toHaveAccessibleDescription(/A denial needs a reason\./);
   await r.page.getByLabel("Reason").fill("   ");
   await r.page.getByRole("button", { name: "Deny" }).click();
   await expect(r.page.getByRole("main").getByRole("alert")).toHaveText("A denial needs a reason.");
@@ -116,6 +152,7 @@ test("a denial without a reason is refused, in the page and by the server", asyn
   // Past the page's check: the same action with the reason emptied is refused by the server.
   const marker = `reason-${tag()}`;
   await r.page.getByLabel("Reason").fill(marker);
+  await expect(reasonField).not.toHaveAttribute("aria-invalid", "true");
   const action = await captureAction(r.page, r.page.getByRole("button", { name: "Deny" }));
   expect(action.body.includes(marker)).toBe(true);
   const emptied = Buffer.from(action.body.toString("latin1").replace(marker, ""), "latin1");

@@ -3,13 +3,14 @@
 // real HTTP with the executor client (@countersign/client), the reviews stored, and the
 // queue page's sections.
 import { randomUUID } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { expect, type Browser, type BrowserContext, type Locator, type Page } from "@playwright/test";
 import type { CountersignClient } from "@countersign/client";
 import { E2E } from "./config";
-import { createUser, newService, signIn, type TestUser } from "./helpers";
+import { adminCli, createUser, newService, signIn, tag, type TestUser } from "./helpers";
 
 export const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
@@ -24,6 +25,32 @@ export async function reviewer(browser: Browser, roles: string[], prefix: string
   const page = await context.newPage();
   await signIn(page, user);
   return { user, context, page };
+}
+
+/**
+ * A policy of its own for one test: tools under a fresh prefix, decided by a
+ * fresh role nobody holds yet (hence `--anyway`), `quorum` approvals, a day to live.
+ */
+export function reviewTeam(name: string, quorum: number): { role: string; tool: (suffix: string) => string } {
+  const t = tag();
+  const role = `${name}-${t}`;
+  const prefix = `e2e.${name}${t}`;
+  adminCli([
+    "policy",
+    "set",
+    "--anyway",
+    "--name",
+    `e2e-${name}-${t}`,
+    "--tool",
+    `${prefix}.*`,
+    "--roles",
+    role,
+    "--quorum",
+    String(quorum),
+    "--ttl",
+    "86400",
+  ]);
+  return { role, tool: (suffix: string) => `${prefix}.${suffix}` };
 }
 
 /** A new service (admin CLI) and an executor client for it. */
@@ -75,4 +102,29 @@ export async function openQueue(page: Page, query = ""): Promise<void> {
   await expect(page.getByRole("heading", { level: 1, name: "Approvals" })).toBeVisible();
   // The live stream is connected: from here on a change shows without reload.
   await expect(page.getByTestId("live-status")).toHaveAttribute("data-state", "live", { timeout: 10_000 });
+}
+
+/**
+ * The page as first seen (the window, not the full page) at 390 and 1440 px,
+ * light and dark, written to docs/screenshots/<name>-<width>[-dark].png;
+ * `ready` waits until the reloaded page shows what matters. The viewport and
+ * colour scheme are put back afterwards.
+ */
+export async function saveScreens(page: Page, name: string, ready: (page: Page) => Promise<void>): Promise<void> {
+  const before = page.viewportSize();
+  mkdirSync(join(repoRoot, "docs/screenshots"), { recursive: true });
+  for (const [width, height] of [
+    [390, 844],
+    [1440, 900],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      await page.reload();
+      await ready(page);
+      writeFileSync(join(repoRoot, `docs/screenshots/${name}-${width}${colorScheme === "dark" ? "-dark" : ""}.png`), await page.screenshot());
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  if (before) await page.setViewportSize(before);
 }

@@ -42,6 +42,7 @@ test("min_review_seconds: a vote too early is refused with the seconds left, the
   adminCli([
     "policy",
     "set",
+    "--anyway",
     "--name",
     `e2e-pace-${t}`,
     "--tool",
@@ -81,6 +82,7 @@ test("require_full_view: a truncated request refuses the vote until Raw JSON was
   adminCli([
     "policy",
     "set",
+    "--anyway",
     "--name",
     `e2e-fullview-${t}`,
     "--tool",
@@ -106,6 +108,8 @@ test("require_full_view: a truncated request refuses the vote until Raw JSON was
   await r.page.goto(`/approvals/${created.approval_id}`);
   await expect(r.page.getByRole("heading", { level: 1, name: tool })).toBeVisible();
   await expect(r.page.getByTestId("review-pace")).toContainText("open Raw JSON");
+  // The page's own rule first (issue 36): the arguments' first screen in view before Approve does anything.
+  await r.page.getByRole("heading", { name: /^Arguments/ }).scrollIntoViewIfNeeded();
   await r.page.getByRole("button", { name: "Approve", exact: true }).click();
   await expect(r.page.getByTestId("decision-line")).toContainText("see all its arguments before voting: open Raw JSON");
   expect(reviewsOf(created.approval_id)).toEqual([]);

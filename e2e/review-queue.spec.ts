@@ -157,7 +157,9 @@ test("the queue's sections, filters and paging; screenshots at 390 px for the RE
 
   // The decision page at 390 px: everything needed to decide, nothing cut off.
   await expect(me.page.getByTestId("args-digest")).toHaveText(refund.args_digest);
-  await expect(me.page.getByText("[redacted:email]")).toBeVisible();
+  // The first screen shows the arguments' first lines (redacted) above the bar; the full viewer below has them too.
+  await expect(me.page.getByTestId("glance-args").getByText("[redacted:email]")).toBeInViewport();
+  await expect(me.page.getByRole("group", { name: "Arguments (redacted)" }).getByText("[redacted:email]")).toBeAttached();
   await expect(me.page.getByLabel("Reason")).toBeVisible();
   await expect(me.page.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
   await expect(me.page.getByRole("button", { name: "Deny" })).toBeVisible();

@@ -7,25 +7,18 @@
 // resubmission that changed a hidden value carries a warning.
 import { expect, test } from "@playwright/test";
 import { applyJsonPatch } from "@countersign/client";
-import { adminCli, tag } from "./helpers";
-import { reviewer, reviewsOf, service } from "./review-helpers";
+import { tag } from "./helpers";
+import { reviewer, reviewsOf, service, reviewTeam } from "./review-helpers";
 
 test.describe.configure({ timeout: 180_000 });
-
-function team(quorum: number) {
-  const t = tag();
-  const role = `revise-${t}`;
-  const prefix = `e2e.revise${t}`;
-  adminCli(["policy", "set", "--name", `e2e-revise-${t}`, "--tool", `${prefix}.*`, "--roles", role, "--quorum", String(quorum), "--ttl", "86400"]);
-  return { role, tool: `${prefix}.pay` };
-}
 
 test.beforeAll(async ({ request }) => {
   await request.get("/signin");
 });
 
 test("propose changes → revised → the executor resubmits → the proposer counts → a second approval → the edited call runs", async ({ browser }) => {
-  const { role, tool } = team(2);
+  const { role, tool: toolNamed } = reviewTeam("revise", 2);
+  const tool = toolNamed("pay");
   const { client } = service();
   const [alice, bob] = [await reviewer(browser, [role], "alice"), await reviewer(browser, [role], "bob")];
   const args = { account: "AC-1", amount: 500, notify: "carol@example.com" };
@@ -36,13 +29,21 @@ test("propose changes → revised → the executor resubmits → the proposer co
   await page.goto(`/approvals/${first.approval_id}`);
   await page.getByText("Propose changes").click();
   // A redacted value cannot be changed: the server says so, and nothing is recorded.
+  // A redacted value is not offered as a field; typed by hand, the server refuses it.
+  await expect(page.getByLabel("Change 1: field").getByRole("option", { name: "notify" })).toHaveCount(0);
+  await page.getByLabel("Change 1: field").selectOption({ label: "Another place (type its path)…" });
   await page.getByLabel("Change 1: path").fill("/notify");
   await page.getByLabel("Change 1: new value").fill("dave");
   await page.getByRole("button", { name: "Preview" }).click();
   await expect(page.getByTestId("proposal-message")).toContainText("a redacted value cannot be changed");
 
-  await page.getByLabel("Change 1: path").fill("/amount");
+  await page.getByLabel("Change 1: field").selectOption({ label: "amount" });
+  await expect(page.getByLabel("Change 1: path")).toHaveCount(0);
   await page.getByLabel("Change 1: new value").fill("50");
+  // Read as words; the JSON Patch the agent receives is there too, folded.
+  await expect(page.getByTestId("patch-summary")).toHaveText("Set amount to 50");
+  await expect(page.getByTestId("patch-text")).toBeHidden();
+  await page.getByText("As the agent receives them (JSON Patch)").click();
   await expect(page.getByTestId("patch-text")).toContainText('"path": "/amount"');
   await page.getByRole("button", { name: "Preview" }).click();
   await expect(page.getByTestId("proposal-preview")).toContainText('"amount": 50');
@@ -51,7 +52,8 @@ test("propose changes → revised → the executor resubmits → the proposer co
   await page.getByRole("button", { name: "Submit proposal" }).click();
   await expect(page.getByTestId("decision-result")).toContainText("You proposed changes: 50, not 500");
   await expect(page.getByTestId("status")).toHaveText("revised");
-  await expect(page.getByTestId("proposal-changes")).toContainText("/amount");
+  await expect(page.getByTestId("proposal-changes")).toContainText("amount");
+  await expect(page.getByTestId("proposal-changes")).not.toContainText("/amount");
   await expect(page.getByTestId("revised-as")).toContainText("Waiting for the agent");
 
   // The executor takes the patch and sends the changed call.
@@ -68,7 +70,7 @@ test("propose changes → revised → the executor resubmits → the proposer co
   await page.getByTestId("revised-as").getByRole("link", { name: "open the revision" }).click();
   await expect(page).toHaveURL(new RegExp(`/approvals/${revision.approval_id}$`));
   await expect(page.getByTestId("revision-matches")).toContainText(`${alice.user.email}'s approval counts toward it`);
-  await expect(page.getByTestId("revision-diff")).toContainText("/amount");
+  await expect(page.getByTestId("revision-diff")).toContainText("amount");
   await expect(page.getByTestId("revision-diff")).toContainText("500");
   await expect(page.getByTestId("revision-diff")).toContainText("50");
   await expect(page.getByTestId("decision-result")).toContainText("You approved · 1 of 2");
@@ -84,7 +86,8 @@ test("propose changes → revised → the executor resubmits → the proposer co
 });
 
 test("a resubmission that changed a hidden value is marked and credits nobody", async ({ browser }) => {
-  const { role, tool } = team(1);
+  const { role, tool: toolNamed } = reviewTeam("revise", 1);
+  const tool = toolNamed("pay");
   const { client } = service();
   const alice = await reviewer(browser, [role], "alice");
   const args = { amount: 500, notify: "carol@example.com" };
@@ -93,7 +96,7 @@ test("a resubmission that changed a hidden value is marked and credits nobody", 
 
   await alice.page.goto(`/approvals/${first.approval_id}`);
   await alice.page.getByText("Propose changes").click();
-  await alice.page.getByLabel("Change 1: path").fill("/amount");
+  await alice.page.getByLabel("Change 1: field").selectOption({ label: "amount" });
   await alice.page.getByLabel("Change 1: new value").fill("5");
   await alice.page.getByLabel("Explain the changes").fill("smaller");
   await alice.page.getByRole("button", { name: "Submit proposal" }).click();

@@ -3,9 +3,10 @@
 // digest and arguments, says which are left out and why, and decides the
 // rest with one press: one vote per request, all or none.
 import { randomUUID } from "node:crypto";
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { adminCli, tag } from "./helpers";
-import { canActSection, openQueue, reviewer, reviewsOf, service } from "./review-helpers";
+import { canActSection, openQueue, reviewer, reviewsOf, saveScreens, service } from "./review-helpers";
 
 test.describe.configure({ timeout: 180_000 });
 
@@ -17,7 +18,7 @@ test("a run's requests: grouped in the queue, reviewed together, the reviewer's 
   const t = tag();
   const role = `runs-${t}`;
   const prefix = `e2e.run${t}`;
-  adminCli(["policy", "set", "--name", `e2e-run-${t}`, "--tool", `${prefix}.*`, "--roles", role, "--quorum", "1", "--ttl", "86400"]);
+  adminCli(["policy", "set", "--anyway", "--name", `e2e-run-${t}`, "--tool", `${prefix}.*`, "--roles", role, "--quorum", "1", "--ttl", "86400"]);
   const { slug, client } = service();
   const alice = await reviewer(browser, [role], "alice");
   const runId = `run_${randomUUID()}`;
@@ -37,6 +38,18 @@ test("a run's requests: grouped in the queue, reviewed together, the reviewer's 
   await expect(alice.page.getByTestId("run-excluded")).toContainText("1 pending request is left out");
   await expect(alice.page.getByTestId("run-excluded-reason")).toContainText("you requested this call");
   await expect(alice.page.getByTestId("run-digest").first()).toHaveText(/^sha256:[0-9a-f]{64}$/);
+  // The calls are read first: Approve all / Deny all come after the last of them, and the top says where they are.
+  await expect(alice.page.getByTestId("run-batch-hint")).toHaveText(
+    "The 2 calls you may decide are listed below; Approve all / Deny all come after them.",
+  );
+  const lastCall = (await alice.page.getByTestId("run-request").last().boundingBox())!;
+  const batch = (await alice.page.getByRole("form", { name: "Decide the run" }).boundingBox())!;
+  expect(batch.y).toBeGreaterThanOrEqual(lastCall.y + lastCall.height);
+  await saveScreens(alice.page, "run", async (p) => {
+    await expect(p.getByTestId("run-batch-hint")).toBeVisible();
+    const { violations } = await new AxeBuilder({ page: p }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
+    expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`)).toEqual([]);
+  });
 
   // Deny all asks for a reason first; nothing is sent without one.
   await alice.page.getByRole("button", { name: "Deny all 2" }).click();
@@ -56,7 +69,7 @@ test("the run page shows each request's requester, summary and environment, and 
   const t = tag();
   const role = `runshow-${t}`;
   const prefix = `e2e.runshow${t}`;
-  adminCli(["policy", "set", "--name", `e2e-runshow-${t}`, "--tool", `${prefix}.*`, "--roles", role, "--quorum", "1", "--ttl", "86400"]);
+  adminCli(["policy", "set", "--anyway", "--name", `e2e-runshow-${t}`, "--tool", `${prefix}.*`, "--roles", role, "--quorum", "1", "--ttl", "86400"]);
   const { slug, client } = service();
   const alice = await reviewer(browser, [role], "alice");
   const runId = `run_${randomUUID()}`;
@@ -87,4 +100,22 @@ test("the run page shows each request's requester, summary and environment, and 
   await expect(alice.page).toHaveURL(new RegExp(`/approvals/${a.approval_id}$`));
   await expect(alice.page.getByRole("heading", { level: 1 })).toContainText(`${prefix}.import`);
   await alice.context.close();
+});
+
+test("the run page has no two landmarks of one kind with the same name (axe landmark-unique)", async ({ browser }) => {
+  const t = tag();
+  const role = `runaxe-${t}`;
+  const prefix = `e2e.runaxe${t}`;
+  adminCli(["policy", "set", "--anyway", "--name", `e2e-runaxe-${t}`, "--tool", `${prefix}.*`, "--roles", role, "--quorum", "1", "--ttl", "86400"]);
+  const { slug, client } = service();
+  const bob = await reviewer(browser, [role], "bob");
+  const runId = `run_${randomUUID()}`;
+  for (const call of ["first", "second", "third"]) {
+    await client.requestApproval({ run_id: runId, call_id: call, tool: `${prefix}.${call}`, arguments: { call, items: [1, 2, 3] } });
+  }
+  await bob.page.goto(`/runs/${slug}/${runId}`);
+  await expect(bob.page.getByTestId("run-request")).toHaveCount(3);
+  const { violations } = await new AxeBuilder({ page: bob.page }).withRules(["landmark-unique", "region", "landmark-one-main"]).analyze();
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`)).toEqual([]);
+  await bob.context.close();
 });

@@ -54,23 +54,24 @@ test("a reviewer's channel choices persist; turning push on here fails clearly; 
   const slackDms = page.getByRole("checkbox", { name: /^Slack direct messages/ });
   await expect(email).toBeChecked();
   await expect(push).toBeChecked();
-  await expect(slackDms).toBeChecked();
-  await expect(page.getByText("Slack is not set up on this server.")).toBeVisible();
+  // Slack is not set up on this server: the box is off, cannot be changed, and says why.
+  await expect(slackDms).toBeDisabled();
+  await expect(slackDms).not.toBeChecked();
+  await expect(slackDms).toHaveAccessibleDescription(/Not available: Slack is not set up on this server/);
   await email.uncheck();
   await page.getByRole("button", { name: "Save channels" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Saved" })).toHaveText("Saved: email off, push on, Slack on.");
+  await expect(page.getByRole("status").filter({ hasText: "Saved" })).toHaveText("Saved: email off, push on, Slack not set up here.");
   await page.reload();
   await expect(email).not.toBeChecked();
   await expect(push).toBeChecked();
   await email.check();
   await push.uncheck();
-  await slackDms.uncheck();
   await page.getByRole("button", { name: "Save channels" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Saved" })).toHaveText("Saved: email on, push off, Slack off.");
+  await expect(page.getByRole("status").filter({ hasText: "Saved" })).toHaveText("Saved: email on, push off, Slack not set up here.");
   await page.reload();
   await expect(email).toBeChecked();
   await expect(push).not.toBeChecked();
-  await expect(slackDms).not.toBeChecked();
+  await expect(slackDms).toBeDisabled();
 
   // This browser: push is set up on the server (local VAPID keys), so the button is live.
   await expect(page.getByTestId("push-browser-status")).toHaveText("Notifications are off in this browser.");
@@ -100,4 +101,29 @@ test("a reviewer's channel choices persist; turning push on here fails clearly; 
   const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`)).toEqual([]);
   await context.close();
+});
+
+test("a reviewer goes away until a time, sees it on the page, and comes back", async ({ browser }) => {
+  const reviewer = await session(browser, ["reviewer"], "away");
+  const page = reviewer.page;
+  await page.goto("/settings");
+  const section = page.getByRole("region", { name: "Away" });
+  await expect(section.getByTestId("away-state")).toContainText("You are not away.");
+
+  // A past time is refused with its reason; nothing changes.
+  await section.getByLabel("Away until (UTC)").fill("2020-01-01T09:00");
+  await section.getByRole("button", { name: "Go away" }).click();
+  await expect(section.getByRole("alert")).toContainText("away until: must be in the future");
+
+  const tomorrow = new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10);
+  await section.getByLabel("Away until (UTC)").fill(`${tomorrow}T09:00`);
+  await section.getByRole("button", { name: "Go away" }).click();
+  await expect(section.getByRole("status")).toContainText(`Away until ${tomorrow} 09:00 UTC: you are told about nothing until then.`);
+  await expect(section.getByTestId("away-state")).toContainText("You are away until");
+  await expect(section.getByTestId("away-state").locator("time")).toHaveAttribute("datetime", `${tomorrow}T09:00:00.000Z`);
+
+  await section.getByRole("button", { name: "I'm back" }).click();
+  await expect(section.getByTestId("away-state")).toContainText("You are not away.");
+  expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
+  await reviewer.context.close();
 });

@@ -3,9 +3,10 @@
 // quorum of one, applied to the next matching call as it arrives, listed
 // with its use, and revoked from the list: the call after waits for people.
 import { randomUUID } from "node:crypto";
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { adminCli, tag } from "./helpers";
-import { reviewer, service } from "./review-helpers";
+import { reviewer, saveScreens, service } from "./review-helpers";
 
 test.describe.configure({ timeout: 180_000 });
 
@@ -20,6 +21,7 @@ test("propose from a request, decide the next matching call at once, see it used
   adminCli([
     "policy",
     "set",
+    "--anyway",
     "--name",
     `e2e-standing-${t}`,
     "--tool",
@@ -73,6 +75,7 @@ test("the proposal form says what stays free as pins are added, and the preview 
   adminCli([
     "policy",
     "set",
+    "--anyway",
     "--name",
     `e2e-standing-free-${t}`,
     "--tool",
@@ -133,4 +136,63 @@ test("the proposal form says what stays free as pins are added, and the preview 
   await expect(rule).toContainText("as in the request it came from");
   await expect(rule).toContainText("Free: /note (any text), /lines/*/sku (any text).");
   await alice.context.close();
+});
+
+test("a proposal that needs a second approver is found from the queue and listed apart from the active ones", async ({ browser }) => {
+  const t = tag();
+  const role = `standing2-${t}`;
+  const tool = `e2e.standingtwo${t}.refund`;
+  adminCli([
+    "policy",
+    "set",
+    "--name",
+    `e2e-standing2-${t}`,
+    "--tool",
+    tool,
+    "--roles",
+    role,
+    "--quorum",
+    "2",
+    "--ttl",
+    "86400",
+    "--standing-max-ttl",
+    "3600",
+    "--anyway",
+  ]);
+  const { client } = service();
+  const [alice, bob] = [await reviewer(browser, [role], "alice"), await reviewer(browser, [role], "bob")];
+  const first = await client.requestApproval({ run_id: `run_${randomUUID()}`, call_id: "c1", tool, arguments: { account: "AC-9", amount: 10 } });
+
+  await alice.page.goto(`/approvals/${first.approval_id}`);
+  await alice.page.getByText("Standing approval", { exact: true }).click();
+  await alice.page.getByLabel("Pin 1: path").fill("/account");
+  await alice.page.getByLabel("Why calls like this may run without asking").fill("refunds to AC-9 are routine today");
+  await alice.page.getByRole("button", { name: "Propose standing approval" }).click();
+  await expect(alice.page.getByTestId("standing-message")).toContainText(/proposed/i);
+  // The proposer sees it as proposed, waiting for others; not among the active ones.
+  await alice.page.goto("/standing");
+  await expect(alice.page.getByTestId("standing-proposed").getByTestId("standing-rule").filter({ hasText: tool })).toBeVisible();
+  await expect(alice.page.getByTestId("standing-active").getByTestId("standing-rule").filter({ hasText: tool })).toHaveCount(0);
+
+  // The second approver is told in the queue, and finds it first on the page.
+  await bob.page.goto("/approvals");
+  const note = bob.page.getByTestId("standing-to-approve");
+  await expect(note).toHaveText("1 proposed standing approval waits for your approval. Review standing approvals");
+  await note.getByRole("link", { name: "Review standing approvals" }).click();
+  await expect(bob.page).toHaveURL(/\/standing$/);
+  const yours = bob.page.getByTestId("standing-yours");
+  await expect(yours.getByRole("heading", { level: 2 })).toHaveText("Waiting for your approval (1)");
+  // Axe-clean, light and dark, at both widths; and saved for the docs.
+  await saveScreens(bob.page, "standing", async (p) => {
+    await expect(p.getByTestId("standing-yours").getByRole("heading", { level: 2 })).toBeVisible();
+    const { violations } = await new AxeBuilder({ page: p }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
+    expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`)).toEqual([]);
+  });
+  await yours.getByTestId("standing-rule").filter({ hasText: tool }).getByRole("button", { name: "Approve standing approval" }).click();
+  const active = bob.page.getByTestId("standing-active").getByTestId("standing-rule").filter({ hasText: tool });
+  await expect(active.getByTestId("standing-status")).toHaveText("active");
+  await expect(bob.page.getByTestId("standing-yours")).toHaveCount(0);
+  await bob.page.goto("/approvals");
+  await expect(bob.page.getByTestId("standing-to-approve")).toHaveCount(0);
+  await Promise.all([alice.context.close(), bob.context.close()]);
 });

@@ -1,6 +1,7 @@
 // Work each app instance does in the background: deliver callbacks, tell
-// reviewers (notification triggers and the outbox, Slack updates), mark
-// expired requests, turn refusal counts into audit events, prune old
+// reviewers (notification triggers and the outbox, Slack updates), stream the
+// audit events to their sinks, mark
+// expired requests, end time-bound roles, turn refusal counts into audit events, prune old
 // rate-limit counters. Every step is safe to run
 // on several instances at once (leases and conditional updates).
 import "server-only";
@@ -14,15 +15,22 @@ import { NOTIFY_MESSAGE_BATCH, NOTIFY_TRIGGER_BATCH } from "./notifications/batc
 import { pruneRateLimits } from "./rate-limit";
 import { pruneWebauthnChallenges } from "./passkeys/vote-passkey";
 import { flushRefusalTallies } from "./audit/refusal-tallies";
+import { purgeExpiredArguments } from "./retention/purge-arguments";
+import { expireRoles } from "./users/expire-roles";
 import { errorFields, log } from "./log";
 import { beginShutdown } from "./shutdown";
 import { queueSlackUpdates } from "./slack/sync-posts";
 import { releaseMetricsLease } from "./metrics/lease";
 import { enableProcessMetrics } from "./metrics/registry";
+import { flushTraces } from "./tracing/tracing";
+import { startAuditStreamPass, stopAuditStream } from "./audit-stream/background";
+import { backgroundWorkDue } from "./background-due";
 
 const TICK_MS = 1000;
 /** A tick keeps working through due notifications while there are more, up to this long. */
 const DRAIN_MS = 5000;
+/** The steps' own queries run on every tick this many, whatever the one statement said. */
+const FULL_PASS_EVERY = 15;
 type State = { timer?: NodeJS.Timeout; running: boolean; stopping: boolean; ticks: number; again: boolean; routineAt: number };
 const g = globalThis as unknown as { countersignBackground?: State };
 
@@ -35,24 +43,36 @@ async function tick(state: State, nudged = false): Promise<void> {
     // second ago: a nudge is about telling reviewers, and under a burst of
     // webhooks these steps' queries ran back to back for nothing.
     const routine = !nudged || Date.now() - state.routineAt >= TICK_MS;
+    // On the clock's ticks one statement first asks whether any step has
+    // work (lib/background-due); a nudge has work. Every FULL_PASS_EVERY ticks
+    // the steps look for themselves all the same.
+    const work = nudged || state.ticks % FULL_PASS_EVERY === 0 || (await backgroundWorkDue());
     if (routine) {
       state.routineAt = Date.now();
-      await sweepExpired();
-      await deliverDueCallbacks();
-      // Slack messages of requests decided since: their updates join the outbox first.
-      await queueSlackUpdates();
+      if (work) {
+        await sweepExpired();
+        await deliverDueCallbacks();
+        // Slack messages of requests decided since: their updates join the outbox first.
+        await queueSlackUpdates();
+      }
+      // Audit events to the configured sinks (syslog, OTLP, webhook): a pass of its own, not awaited here.
+      startAuditStreamPass();
     }
     // Under a burst of requests, a full batch means more are due: keep at it
     // rather than wait a second per batch, so reviewers hear within seconds.
     // Fan-out and delivery run side by side; after DRAIN_MS the other steps
     // get their turn, and the next tick starts at once.
-    if (await drainNotifications(state, Date.now() + DRAIN_MS)) state.again = true;
+    if (work && (await drainNotifications(state, Date.now() + DRAIN_MS))) state.again = true;
     if (routine) {
       ++state.ticks;
-      // Refusal counts of minutes that are over become audit events.
+      // Refusal counts of minutes that are over become audit events; time-bound
+      // roles that ended are recorded (they stopped counting at their end already).
       if (state.ticks % 10 === 0) await flushRefusalTallies();
+      if (state.ticks % 10 === 5) await expireRoles();
       if (state.ticks % 600 === 0) await pruneRateLimits(db());
       if (state.ticks % 600 === 300) await pruneWebauthnChallenges();
+      // Retention (RETENTION_DAYS): decided requests past it lose their arguments, a batch at a time.
+      if (state.ticks % 60 === 45) await purgeExpiredArguments({ maxBatches: 20 });
     }
   } catch (e) {
     log.warn("background tick failed", errorFields(e));
@@ -151,9 +171,13 @@ export async function stopBackgroundWork(): Promise<void> {
   await releaseNotificationLeases().catch(() => undefined);
   // Another instance exposes the database-wide metrics from its next scrape on.
   await releaseMetricsLease().catch(() => undefined);
+  // The audit stream's pass under way ends; another instance takes the sinks at its next pass.
+  await stopAuditStream().catch(() => undefined);
   // Closes the kept-open SMTP connections; a pass still sending has ended above.
   stopSendThread();
   // Best effort: whatever is not flushed stays in refusal_tallies, and any
   // instance (or this one's successor) flushes it later. Nothing is lost.
   await flushRefusalTallies().catch(() => undefined);
+  // The spans of this instance's last requests (traces on only).
+  await flushTraces().catch(() => undefined);
 }

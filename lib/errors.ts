@@ -1,7 +1,7 @@
 // Errors that carry the contract's error codes (docs/api.md) plus the
 // product's own. One table maps each code to its HTTP status; lib/http turns
 // an AppError (or a ZodError) into a response.
-import type { ZodError } from "zod";
+import { ZodError, type ZodType, type output } from "zod";
 
 export const ERROR_STATUS = {
   "invalid-request": 422,
@@ -67,4 +67,14 @@ export function issuesOf(error: ZodError, prefix: string[] = []): Issue[] {
 
 export function invalidRequest(error: ZodError, prefix: string[] = []): AppError {
   return new AppError("invalid-request", "invalid request", { issues: issuesOf(error, prefix) });
+}
+
+/**
+ * Parses one value as the named field of an input, so a refusal names the
+ * field ("slug: must be …") as an object's would, not "value".
+ */
+export function parseField<T extends ZodType>(schema: T, value: unknown, field: string): output<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new ZodError(parsed.error.issues.map((i) => ({ ...i, path: [field, ...i.path] })));
 }

@@ -22,6 +22,7 @@ function base32(bytes: Uint8Array): string {
 
 export type IdPrefix =
   | "apr"
+  | "arc"
   | "pk"
   | "usr"
   | "svc"
@@ -40,7 +41,9 @@ export type IdPrefix =
   | "slk"
   | "bat"
   | "sta"
-  | "stv";
+  | "stv"
+  | "grp"
+  | "sct";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${base32(randomBytes(16))}`;

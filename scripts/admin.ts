@@ -8,6 +8,7 @@
 // whose data directory it is given (COUNTERSIGN_DATA_DIR, ./data by default):
 // without DATABASE_URL it uses that server's, and one naming another
 // database is refused before anything is opened (lib/startup/data-dir.ts).
+import { once } from "node:events";
 import { ConfigError } from "@/lib/env";
 import { databaseForDataDir } from "@/lib/startup/data-dir";
 import { asksForHelp } from "./admin/flags";
@@ -31,7 +32,8 @@ const argv = process.argv.slice(2);
 process.exitCode =
   asksForHelp(argv) || useTheServersDatabase()
     ? await runAdmin(argv, {
-        stdout: (text) => process.stdout.write(text),
+        // A full pipe (audit export into a slow reader): wait for it to drain.
+        stdout: (text) => (process.stdout.write(text) ? undefined : once(process.stdout, "drain").then(() => undefined)),
         stderr: (text) => process.stderr.write(text),
       })
     : 1;

@@ -19,7 +19,8 @@ import { db } from "@/lib/db/client";
 import { DEMO_USERS, databaseIsEmpty, seedDemo, sendDemoRequests } from "@/lib/demo/seed";
 import type { CreatedService } from "@/lib/services/manage-services";
 import { readPolicyFile } from "@/lib/policies/policy-file";
-import { syncPolicyFile } from "@/lib/policies/sync-policy-file";
+import { policyFileNotes, syncPolicyFile } from "@/lib/policies/sync-policy-file";
+import { syncFileGroupMappings } from "@/lib/groups/group-mappings";
 
 const root = process.cwd();
 const nextBin = join(root, "node_modules", "next", "dist", "bin", "next");
@@ -58,6 +59,12 @@ async function main() {
       `countersign: policies from ${policyFile.path}: ${policyFile.policies.length} in the file; ` +
         `${sync.created.length} created, ${sync.replaced.length} replaced, ${sync.deleted.length} deleted`,
     );
+    // The file's group mappings replace the ones an earlier file made (an admin's own stay).
+    const groups = await syncFileGroupMappings(policyFile.groups, policyFile.digest);
+    if (groups.mapped.length || groups.unmapped.length)
+      console.log(`countersign: group mappings from ${policyFile.path}: ${groups.mapped.length} mapped, ${groups.unmapped.length} unmapped`);
+    // Mapped roles none of the file's policies uses: named, not refused (lib/policies/reachability.ts).
+    for (const note of policyFileNotes(policyFile)) console.warn(`countersign: ${policyFile.path}: ${note}`);
   }
 
   const credentialsFile = join(e.COUNTERSIGN_DATA_DIR, "demo-credentials.json");

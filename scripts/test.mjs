@@ -1,6 +1,7 @@
 // `npm test`: every test, in four stages, each stage's steps at the same time:
 //   1. packages  the workspace packages compiled (skipped when dist/ is newer than their sources)
-//   2. lint, format, types   (types: Next's route types generated, then tsc)
+//   2. lint, format, types   (types: Next's route types generated, then tsc), and
+//      the container image (built and run with podman; skipped, saying why, without podman)
 //   3. build     the production build the integration and browser tests run against
 //                (without Next's own type check: stage 2 has just done it)
 //   4. vitest on SQLite in two processes (each: unit files in parallel,
@@ -13,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromiumLaunchOptions } from "../e2e/chromium.mjs";
 
@@ -46,6 +47,16 @@ const stages = [
       name: "types",
       // Route types first, so tsc checks pages and routes as `next build` would.
       run: () => [node("node_modules/next/dist/bin/next", "typegen"), node("node_modules/typescript/bin/tsc", "--noEmit", "-p", ".")],
+    },
+    // The container image, built and run with podman (test/container/): a
+    // lane of its own, without the apps of the global set-up. It builds its
+    // own production image, so it needs nothing of stage 3; here its waits on
+    // podman overlap the checks' CPU, where beside stage 4's lanes it slowed
+    // every one of them (a full run: 1,489 s against 1,115 s without it).
+    {
+      name: "container",
+      run: () => node(vitest, "run", ...vitestJson("container")),
+      env: { COUNTERSIGN_TEST_LANE: "container" },
     },
   ],
   [{ name: "build", run: () => node("node_modules/next/dist/bin/next", "build"), env: { COUNTERSIGN_BUILD_TYPECHECKED: "1" } }],
@@ -152,6 +163,53 @@ function counts() {
   };
 }
 
+/** The first lines of an error, without colour codes, for the summary. */
+function firstLines(text, lines = 3) {
+  return String(text ?? "")
+    .replace(/\x1b\[[0-9;]*m/g, "")
+    .split("\n")
+    .filter((l) => l.trim())
+    .slice(0, lines)
+    .map((l) => `      ${l.trim().slice(0, 200)}`)
+    .join("\n");
+}
+
+/**
+ * Every failed test, from the reporters' JSON files: the summary is the end of
+ * the output, and the end is what a CI log shows when it is cut.
+ */
+function failures() {
+  const found = [];
+  const read = (file) => {
+    try {
+      return JSON.parse(readFileSync(join(results, file), "utf8"));
+    } catch {
+      return null;
+    }
+  };
+  for (const file of readdirSync(results).filter((f) => /^vitest-.*\.json$/.test(f))) {
+    const run = read(file);
+    for (const suite of run?.testResults ?? []) {
+      const name = relative(root, suite.name);
+      const failedTests = (suite.assertionResults ?? []).filter((t) => t.status === "failed");
+      for (const t of failedTests)
+        found.push(`  ${name} > ${t.fullName} (${Math.round(t.duration ?? 0)} ms)\n${firstLines(t.failureMessages?.join("\n"))}`);
+      if (suite.status === "failed" && !failedTests.length) found.push(`  ${name}\n${firstLines(suite.message)}`);
+    }
+  }
+  const walk = (suite, path) => {
+    for (const spec of suite.specs ?? [])
+      for (const test of spec.tests ?? [])
+        if (test.status === "unexpected" || test.status === "flaky") {
+          const last = test.results?.[test.results.length - 1];
+          found.push(`  ${spec.file}:${spec.line} > ${[...path, spec.title].join(" > ")} (${test.status})\n${firstLines(last?.error?.message)}`);
+        }
+    for (const child of suite.suites ?? []) walk(child, suite.title && !suite.title.endsWith(".ts") ? [...path, suite.title] : path);
+  };
+  for (const suite of read("playwright.json")?.suites ?? []) walk(suite, []);
+  return found;
+}
+
 const only = process.argv.slice(2);
 const known = new Set(stages.flat().map((s) => s.name));
 const unknown = only.filter((name) => !known.has(name));
@@ -183,4 +241,6 @@ console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
 const c = counts();
 const show = (n) => (n === null ? "not run" : String(n));
 console.log(`test cases: Vitest ${show(c.vitest)}, Playwright ${show(c.playwright)}, Python ${show(c.python)}`);
+const failedTests = failures();
+if (failedTests.length) console.log(`\nfailed or flaky (${failedTests.length}):\n${failedTests.join("\n")}`);
 process.exit(failed ? 1 : 0);

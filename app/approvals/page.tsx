@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { cache } from "react";
 import { AppHeader } from "@/components/app-header";
 import { QueueFilters } from "@/components/queue-filters";
@@ -10,7 +11,9 @@ import { requireUserPage } from "@/lib/auth/guards";
 import { signOutAction } from "@/app/actions/auth";
 import { findQueue, listQueueServices, type QueueSection as Section } from "@/lib/queue/find-queue";
 import { getQueueVersion } from "@/lib/queue/live-feed";
-import { parseQueueQuery, type QueueQueryParam, type QueueView } from "@/lib/queue/query-params";
+import { countRecentlyExpired } from "@/lib/queue/recently-expired";
+import { countStandingToApprove } from "@/lib/standing/standing-approvals";
+import { carriedSearch, parseQueueQuery, type QueueQueryParam, type QueueView } from "@/lib/queue/query-params";
 
 export const dynamic = "force-dynamic";
 
@@ -34,8 +37,15 @@ const load = cache(async (rawKey: string) => {
   // Version first: a change landing while the page renders is then reported
   // by the live stream, never lost.
   const version = await getQueueVersion();
-  const [queue, services] = await Promise.all([findQueue(user.id, query, { pageSize: PAGE_SIZE }), listQueueServices()]);
-  return { user, query, version, queue, services };
+  const [queue, services, expired, standing] = await Promise.all([
+    findQueue(user.id, query, { pageSize: PAGE_SIZE }),
+    listQueueServices(),
+    // Only beside "Needs your review" (no view), which is where they dropped out from.
+    query.view ? null : countRecentlyExpired(user.id, query),
+    // Proposed standing approvals this reviewer may approve: they are not requests, so the queue points to them.
+    query.view ? 0 : countStandingToApprove(user.id),
+  ]);
+  return { user, query, version, queue, services, expired, standing };
 });
 
 const parse = async (searchParams: Promise<SearchParams>) => {
@@ -56,7 +66,7 @@ const ORDER_HINT = { oldest: "Oldest first", newest: "Newest first", expiring: "
 
 export default async function ApprovalsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const { raw, invalid, rawKey } = await parse(searchParams);
-  const { user, query, version, queue, services } = await load(rawKey);
+  const { user, query, version, queue, services, expired, standing } = await load(rawKey);
 
   const paging = (param: "act" | "wait" | "done", section: Section) => ({
     nextHref: section.next ? href(raw, { [param]: section.next }) : null,
@@ -65,6 +75,8 @@ export default async function ApprovalsPage({ searchParams }: { searchParams: Pr
   const viewHref = (view: QueueView | null) => href(raw, { view, act: null, wait: null, done: null });
   const pendingOrder = ORDER_HINT[query.order ?? "oldest"];
   const empty = query.q ? "No requests match your search." : undefined;
+  // A request's page walks the list it was opened from: its filters and order go with the link.
+  const carried = carriedSearch(raw);
 
   return (
     <>
@@ -98,6 +110,25 @@ export default async function ApprovalsPage({ searchParams }: { searchParams: Pr
           services={services}
         />
 
+        {standing > 0 && (
+          <p role="note" className="rounded border border-blue-300 bg-blue-50 p-3 text-sm" data-testid="standing-to-approve">
+            {standing === 1 ? "1 proposed standing approval waits" : `${standing} proposed standing approvals wait`} for your approval.{" "}
+            <Link href="/standing" className="underline">
+              Review standing approvals
+            </Link>
+          </p>
+        )}
+        {expired && expired.count > 0 && queue.canAct && (
+          // Requests that ran out while theirs to decide do not drop out of the list silently (issue 36).
+          <p role="note" className="rounded border border-slate-300 bg-slate-50 p-3 text-sm" data-testid="recently-expired">
+            {expired.count}
+            {expired.capped ? "+" : ""} request{expired.count === 1 && !expired.capped ? "" : "s"} you could have decided expired in the last hour
+            without a decision.{" "}
+            <Link href={href(raw, { status: "expired", act: null, wait: null, done: null })} className="underline">
+              Show expired requests
+            </Link>
+          </p>
+        )}
         {/* Nothing in "My requests" or "Decided by me" is the viewer's to decide. */}
         {queue.canAct && !query.view && (
           <QueueSection
@@ -106,6 +137,7 @@ export default async function ApprovalsPage({ searchParams }: { searchParams: Pr
             hint={pendingOrder}
             section={queue.canAct}
             empty={empty}
+            carried={carried}
             {...paging("act", queue.canAct)}
           />
         )}
@@ -116,6 +148,7 @@ export default async function ApprovalsPage({ searchParams }: { searchParams: Pr
             hint={`${pendingOrder} · you cannot act on these now`}
             section={queue.waiting}
             empty={empty}
+            carried={carried}
             {...paging("wait", queue.waiting)}
           />
         )}
@@ -126,6 +159,7 @@ export default async function ApprovalsPage({ searchParams }: { searchParams: Pr
             hint="Most recently decided first"
             section={queue.decided}
             empty={empty}
+            carried={carried}
             {...paging("done", queue.decided)}
           />
         )}

@@ -6,8 +6,10 @@ import { headers } from "next/headers";
 import { assertSameOrigin, runAction, type ActionState, type ActionWording } from "@/lib/auth/guards";
 import { signOut } from "@/lib/auth/nextauth";
 import { updatePreferences } from "@/lib/notifications/preferences";
+import { slackChannel } from "@/lib/slack/slack-client";
 import { removePushSubscription, removePushSubscriptionByEndpoint, savePushSubscription } from "@/lib/notifications/push-subscriptions";
 import { queueTestMessage } from "@/lib/notifications/test-message";
+import { endAway, setAway } from "@/lib/users/away";
 import { beginPasskeyAddition, passkeyRegistrationOptions, registerPasskey, removePasskey, renamePasskey } from "@/lib/passkeys/manage-passkeys";
 
 const WORDING: ActionWording = {
@@ -27,7 +29,27 @@ export async function savePreferencesAction(_prev: ActionState, fd: FormData): P
       notifySlack: fd.get("notifySlack") ?? undefined,
     });
     const onOff = (v: boolean) => (v ? "on" : "off");
-    return { ok: true, message: `Saved: email ${onOff(p.notifyEmail)}, push ${onOff(p.notifyPush)}, Slack ${onOff(p.notifySlack)}.` };
+    // Without Slack on this server the choice is kept, not offered (the page disables it).
+    const slack = slackChannel() === "on" ? onOff(p.notifySlack) : "not set up here";
+    return { ok: true, message: `Saved: email ${onOff(p.notifyEmail)}, push ${onOff(p.notifyPush)}, Slack ${slack}.` };
+  });
+}
+
+/** Away until a time: told nothing until then (the form's datetime-local value is read as UTC). */
+export async function setAwayAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
+  return runAction("queue:view", SETTINGS, async (user) => {
+    const r = await setAway(user.id, String(fd.get("until") ?? ""));
+    return {
+      ok: true,
+      message: `Away until ${r.awayUntil.toISOString().slice(0, 16).replace("T", " ")} UTC: you are told about nothing until then.`,
+    };
+  });
+}
+
+export async function endAwayAction(_prev: ActionState, _fd: FormData): Promise<ActionState> {
+  return runAction("queue:view", SETTINGS, async (user) => {
+    const r = await endAway(user.id);
+    return { ok: true, message: r.wasAway ? "Welcome back: you are told about requests again." : "You were not away." };
   });
 }
 

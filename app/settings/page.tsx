@@ -7,7 +7,7 @@ import { vapidPublicKey } from "@/lib/notifications/web-push";
 import { slackChannel } from "@/lib/slack/slack-client";
 import { LocalTime } from "@/components/time";
 import { ActionForm } from "../admin/_components/action-form";
-import { AdminPage, Section } from "../admin/_components/admin-page";
+import { AdminPage, Section, TextField } from "../admin/_components/admin-page";
 import {
   confirmPasskeyAction,
   passkeyOptionsAction,
@@ -15,8 +15,10 @@ import {
   removePasskeyAction,
   removeSubscriptionAction,
   renamePasskeyAction,
+  endAwayAction,
   savePreferencesAction,
   sendTestMessageAction,
+  setAwayAction,
   signInAgainAction,
   subscribeBrowserAction,
   unsubscribeBrowserAction,
@@ -25,6 +27,7 @@ import { PasskeyRegister } from "./passkey-register";
 import { firstPasskeyWindow, listOwnPasskeys } from "@/lib/passkeys/manage-passkeys";
 import { SIGN_IN_AGAIN } from "@/lib/passkeys/addition-rule";
 import { PushBrowser } from "./push-browser";
+import { awayUntil } from "@/lib/users/away";
 
 export const metadata: Metadata = { title: "Settings" };
 export const dynamic = "force-dynamic";
@@ -37,7 +40,12 @@ const EMAIL_WORDS = {
 
 export default async function SettingsPage() {
   const user = await requireUserPage();
-  const [prefs, browsers, passkeys] = await Promise.all([getPreferences(user.id), listPushSubscriptions(user.id), listOwnPasskeys(user.id)]);
+  const [prefs, browsers, passkeys, away] = await Promise.all([
+    getPreferences(user.id),
+    listPushSubscriptions(user.id),
+    listOwnPasskeys(user.id),
+    awayUntil(user.id),
+  ]);
   // With no passkey yet, a first one may be added only early in a session (docs/passkeys.md).
   const firstUntil = passkeys.length === 0 ? await firstPasskeyWindow(user) : null;
   const canAdd = passkeys.length > 0 || firstUntil !== null;
@@ -68,20 +76,45 @@ export default async function SettingsPage() {
               </span>
             </label>
             <label className="flex items-start gap-3 text-sm">
-              <input type="checkbox" name="notifySlack" defaultChecked={prefs.notifySlack} className={checkbox} />
+              {slackChannel() === "on" ? (
+                <input type="checkbox" name="notifySlack" defaultChecked={prefs.notifySlack} className={checkbox} aria-describedby="slack-note" />
+              ) : (
+                // Nothing can go to Slack here: shown off and not changeable; the stored choice is kept for when Slack is set up.
+                <>
+                  <input type="checkbox" disabled checked={false} readOnly className={checkbox} aria-describedby="slack-note" />
+                  {prefs.notifySlack && <input type="hidden" name="notifySlack" value="on" />}
+                </>
+              )}
               <span>
                 <span className="font-medium">Slack direct messages</span> from the Countersign app, to the Slack user with your email
-                <span className="block text-slate-600">
+                <span id="slack-note" className="block text-slate-600">
                   {slackChannel() === "on"
                     ? prefs.slackLinked
                       ? "Your Slack account is linked: you can approve and deny from Slack."
                       : "Your Slack account links itself the first time you press a button in a Countersign message."
-                    : "Slack is not set up on this server."}
+                    : "Not available: Slack is not set up on this server (an admin sets SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET)."}
                 </span>
               </span>
             </label>
           </fieldset>
         </ActionForm>
+      </Section>
+
+      <Section title="Away" id="away-h">
+        <p className="mb-3 text-sm text-slate-600" data-testid="away-state">
+          {away ? (
+            <>
+              You are away until <LocalTime at={away.toISOString()} />: you are told about nothing, and a request only you could complete is flagged
+              to the admins. You can still open and decide requests.
+            </>
+          ) : (
+            "You are not away. Going away stops every notification and reminder to you until the time you give; your roles stay as they are."
+          )}
+        </p>
+        <ActionForm action={setAwayAction} submitLabel={away ? "Change the time" : "Go away"}>
+          <TextField label="Away until (UTC)" name="until" type="datetime-local" required className="w-full sm:w-56" />
+        </ActionForm>
+        {away && <ActionForm action={endAwayAction} submitLabel="I'm back" />}
       </Section>
 
       <Section title="This browser" id="this-browser-h">

@@ -128,6 +128,14 @@ class StubHandler(BaseHTTPRequestHandler):
                                     "tool": "t", "args_digest": cs.args_digest({}), "expires_at": "x",
                                     "decided_at": "y", "decided_by": ["a@example.com"], "reviews": [],
                                     "consumed": True, "execution": execution})
+        if self.path.startswith("/api/v1/approvals/waiting") or self.path.startswith("/api/v1/approvals/bad_waiting"):
+            waiting = [{"role": "payments", "needed": 2, "eligible": 3}, {"role": "oncall", "needed": 2, "eligible": 0}]
+            if self.path.startswith("/api/v1/approvals/bad_waiting"):
+                waiting = [{"role": "payments", "needed": -1, "eligible": 3}]
+            return self.reply(200, {"approval_id": "waiting", "status": "pending", "run_id": "r", "call_id": "c",
+                                    "tool": "t", "args_digest": cs.args_digest({}), "expires_at": "x",
+                                    "decided_at": None, "decided_by": [], "reviews": [], "consumed": False,
+                                    "execution": None, "waiting_on": waiting})
         if self.path.startswith("/api/v1/approvals/no_reviews"):
             return self.reply(200, {"approval_id": "no_reviews", "status": "pending", "run_id": "r", "call_id": "c",
                                     "tool": "t", "args_digest": cs.args_digest({}), "expires_at": "x",
@@ -350,6 +358,17 @@ class ExecutionReportTests(StubServerTestCase):
             self.client().get_approval("bad_execution")
         self.assertEqual((ctx.exception.code, ctx.exception.status), ("unexpected-response", 200))
         self.assertIn("execution", str(ctx.exception))
+
+
+    def test_the_state_says_who_may_still_decide(self):
+        state = self.client().get_approval("waiting")
+        self.assertEqual(state["waiting_on"], [{"role": "payments", "needed": 2, "eligible": 3},
+                                               {"role": "oncall", "needed": 2, "eligible": 0}])
+        self.assertNotIn("waiting_on", self.client().get_approval("apr_1"))  # servers before the field
+        with self.assertRaises(cs.CountersignError) as ctx:
+            self.client().get_approval("bad_waiting")
+        self.assertEqual((ctx.exception.code, ctx.exception.status), ("unexpected-response", 200))
+        self.assertIn("waiting_on", str(ctx.exception))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,14 @@ import type { AuthenticatedService } from "../services/authenticate-service";
 import { waitForChange } from "./changes";
 import { approvalStateBody } from "./present";
 import { REVIEW_TRAIL_QUERY } from "./review-trail";
+import { WAITING_ON_FACTS, waitingOn, waitingOnBody } from "../reviews/waiting-on";
+
+/** Who may still decide it: read once, as the answer goes out (not on every wake of a long-poll). */
+async function waitingOnNow(approvalId: string, status: string) {
+  if (status !== "pending") return [];
+  const facts = await db().approval.findUnique({ where: { id: approvalId }, select: WAITING_ON_FACTS });
+  return facts ? waitingOnBody(await waitingOn(db(), facts)) : [];
+}
 
 /** Only what the state shows: a long-poll re-reads it on every wake, and the arguments can be 256 KiB. */
 const STATE_COLUMNS = {
@@ -39,7 +47,7 @@ export async function getApprovalState(service: AuthenticatedService, approvalId
     if (!a) throw new AppError("not-found");
     const body = approvalStateBody(a);
     const remaining = deadline - Date.now();
-    if (body.status !== "pending" || remaining <= 0 || signal?.aborted) return body;
+    if (body.status !== "pending" || remaining <= 0 || signal?.aborted) return { ...body, waiting_on: await waitingOnNow(approvalId, body.status) };
     await waitForChange(approvalId, Math.min(remaining, a.expiresAt.getTime() - Date.now() + 50), signal);
   }
 }

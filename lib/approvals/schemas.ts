@@ -187,6 +187,12 @@ export const approvalStateSchema = z.object({
     .nullable()
     .optional()
     .describe("the executor's report of the run (POST …/result), null until it arrived; older servers leave it out"),
+  waiting_on: z
+    .array(z.object({ role: z.string(), needed: z.number().int().min(0), eligible: z.number().int().min(0) }))
+    .optional()
+    .describe(
+      "who may still decide it, per role that decides it now: approvals still needed, and how many people could give one now; empty once decided; older servers leave it out",
+    ),
 });
 
 export const consumeRequestSchema = z.object({

@@ -29,6 +29,21 @@ export const AUDIT_EVENT_TYPES = [
   "webhook.rejected",
   "role.granted",
   "role.revoked",
+  // A time-bound role reached its end (role grant --until; lib/users/expire-roles.ts).
+  "role.expired",
+  // Directory groups (docs/identity.md): a group mapped to a role or unmapped, a group seen first or
+  // removed, its members changed (SCIM or a sign-in's claim); the roles this moves are role.granted/revoked
+  // events naming the group.
+  "group.mapped",
+  "group.unmapped",
+  "group.created",
+  "group.updated",
+  "group.deleted",
+  "group.members_changed",
+  // SCIM provisioning (docs/identity.md): a bearer token created or revoked, a provisioned user changed.
+  "scim.token_created",
+  "scim.token_revoked",
+  "user.updated",
   "policy.changed",
   "service.created",
   "service.secret_rotated",
@@ -37,6 +52,9 @@ export const AUDIT_EVENT_TYPES = [
   "user.created",
   "user.disabled",
   "user.enabled",
+  // A reviewer away until a time, and back (/settings; lib/users/away.ts).
+  "user.away",
+  "user.back",
   "user.signed_in",
   "user.sign_in_failed",
   // Rate-limited sign-ins, counted per minute (lib/audit/refusal-tallies.ts).
@@ -51,6 +69,10 @@ export const AUDIT_EVENT_TYPES = [
   // Slack interactions whose signature failed, counted per minute (lib/audit/refusal-tallies.ts).
   "slack.interaction_rejected",
   "redaction.changed",
+  // Retention (docs/operations.md): a batch of decided requests lost their arguments (RETENTION_DAYS), and
+  // the chain's oldest events were archived to a file and pruned (`audit archive`).
+  "retention.purged",
+  "audit.archived",
   "receipt_key.rotated",
   "callback.retried",
   // One per message a channel accepted, and per message given up on (lib/notifications/).
@@ -64,8 +86,8 @@ const scalar = z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]
 export const auditDataSchema = z.record(z.string(), z.union([scalar, z.array(z.string().max(320)).max(50)]));
 export type AuditData = z.infer<typeof auditDataSchema>;
 
-/** Who did it: "user:<email>", "service:<slug>", "cli", "system". */
-export type Actor = `user:${string}` | `service:${string}` | "cli" | "system";
+/** Who did it: "user:<email>", "service:<slug>", "scim:<token id>", "cli", "system". */
+export type Actor = `user:${string}` | `service:${string}` | `scim:${string}` | "cli" | "system";
 
 export type AuditInput = {
   type: AuditEventType;

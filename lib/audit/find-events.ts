@@ -55,16 +55,45 @@ export type AuditEventView = {
   data: Record<string, unknown>;
 };
 
+/** The page's filter as a query: the same for the page and its export. */
+function filterWhere(q: z.output<typeof auditQuerySchema>) {
+  return {
+    ...(q.type ? { type: q.type } : {}),
+    ...(q.actor ? { actor: { contains: q.actor } } : {}),
+    ...(q.approvalId ? { approvalId: q.approvalId } : {}),
+    ...(q.from || q.to ? { at: { ...(q.from ? { gte: q.from } : {}), ...(q.to ? { lt: q.to } : {}) } } : {}),
+  };
+}
+
+/** The filter fields of the page (what its export honours). */
+export const AUDIT_FILTERS = ["type", "actor", "approvalId", "from", "to"] as const;
+
+/**
+ * Every event the page's filter selects, oldest first, a batch at a time
+ * (constant memory), with its chain fields as stored: the page's "download
+ * these events". A filtered export leaves events out, so it is not a chain
+ * that `audit verify` can check; the whole chain is the unfiltered export.
+ */
+export async function* filteredEventsInOrder(input: AuditQuery, batch = 1000) {
+  const where = filterWhere(auditQuerySchema.parse(input));
+  let after = 0;
+  for (;;) {
+    const rows = await db().auditEvent.findMany({
+      where: { ...where, seq: { gt: after } },
+      orderBy: { seq: "asc" },
+      take: batch,
+      select: { seq: true, id: true, at: true, type: true, actor: true, approvalId: true, data: true, prevHash: true, hash: true },
+    });
+    yield* rows;
+    if (rows.length < batch) return;
+    after = rows[rows.length - 1]!.seq;
+  }
+}
+
 export async function findAuditEvents(input: AuditQuery): Promise<{ events: AuditEventView[]; nextBefore: number | null }> {
   const q = auditQuerySchema.parse(input);
   const rows = await db().auditEvent.findMany({
-    where: {
-      ...(q.type ? { type: q.type } : {}),
-      ...(q.actor ? { actor: { contains: q.actor } } : {}),
-      ...(q.approvalId ? { approvalId: q.approvalId } : {}),
-      ...(q.from || q.to ? { at: { ...(q.from ? { gte: q.from } : {}), ...(q.to ? { lt: q.to } : {}) } } : {}),
-      ...(q.before ? { seq: { lt: q.before } } : {}),
-    },
+    where: { ...filterWhere(q), ...(q.before ? { seq: { lt: q.before } } : {}) },
     orderBy: { seq: "desc" },
     take: q.limit + 1,
     select: { seq: true, id: true, at: true, type: true, actor: true, approvalId: true, data: true },

@@ -7,7 +7,8 @@
 //   sign-in actions  assertSameOrigin (there is no session yet)
 //   route handlers   withSession(permission, …) for the console's JSON and streams,
 //                    withService for executor calls (API token),
-//                    withWebhook for signed webhooks (verified in lib/approvals/receive-webhook.ts)
+//                    withWebhook for signed webhooks (verified in lib/approvals/receive-webhook.ts),
+//                    withScim for the directory's SCIM client (bearer token → actor scim:<token id>)
 // The one lib/ module that imports next/*: it is where Next's request state
 // (headers, redirects, the page cache) meets the product.
 import "server-only";
@@ -16,7 +17,7 @@ import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { ZodError } from "zod";
 import type { Actor } from "../audit/events";
-import { AppError, issuesOf } from "../errors";
+import { AppError, issuesOf, type Issue } from "../errors";
 import { env } from "../env";
 import { errorFields, log } from "../log";
 import { isDatabaseUnavailable } from "../db/unavailable";
@@ -26,6 +27,9 @@ import { authenticateServiceToken, type AuthenticatedService } from "../services
 import { getCurrentUser, type CurrentUser } from "./current-user";
 import { can, type Permission } from "./permissions";
 import { isSameOrigin } from "./same-origin";
+import { authenticateScimToken } from "../scim/scim-tokens";
+import { scimError } from "../scim/scim-error";
+import { scimFailure } from "../scim/scim-http";
 
 type Ctx<P> = { params: Promise<P> };
 type RouteHandler<P> = (req: Request, ctx: Ctx<P>) => Promise<Response>;
@@ -134,6 +138,23 @@ export function withWebhook(receive: (delivery: RequestBody & { slug: string }) 
   return async (req, ctx) => respondWith(await receive({ slug: (await ctx.params).slug, headers: req.headers, body: req.body }));
 }
 
+/**
+ * SCIM routes: a SCIM bearer token (lib/scim/scim-tokens.ts) or 401, and
+ * every failure in SCIM's error schema. The token acts for the directory:
+ * what it changes is recorded with actor `scim:<token id>`.
+ */
+export function withScim<P>(handler: (req: Request, actor: `scim:${string}`, params: P) => Promise<Response>): RouteHandler<P> {
+  return async (req, ctx) => {
+    try {
+      const client = await authenticateScimToken(req.headers.get("authorization"));
+      if (!client) throw scimError(401, null, "a valid SCIM bearer token is required");
+      return await handler(req, `scim:${client.id}`, await ctx.params);
+    } catch (e) {
+      return scimFailure(e, { route: new URL(req.url).pathname.replace(/\/(usr|grp)_[a-z0-9]+/, "/:id") });
+    }
+  };
+}
+
 // ---- server actions ----
 
 /** The answer of a form-bound server action (useActionState). Secrets appear here once and nowhere else. */
@@ -182,7 +203,7 @@ export const ADMIN_WORDING: ActionWording = {
  */
 export async function runAction<S extends { ok: boolean; message: string }>(
   permission: Permission,
-  options: { name: string; path: string; wording: ActionWording; logFields?: Record<string, unknown> },
+  options: ActionOptions,
   fn: (user: CurrentUser & { actor: Actor }) => Promise<S>,
 ): Promise<S | Failed> {
   return runWithRequestId(requestIdFrom(await headers()), async () => {
@@ -197,14 +218,51 @@ export async function runAction<S extends { ok: boolean; message: string }>(
   });
 }
 
-function actionFailure(
-  e: unknown,
-  { name, path, wording, logFields }: { name: string; path: string; wording: ActionWording; logFields?: Record<string, unknown> },
-): Failed {
+type ActionOptions = {
+  name: string;
+  path: string;
+  wording: ActionWording;
+  logFields?: Record<string, unknown>;
+  /**
+   * The form's field labels by input path ("" for a value parsed alone): with
+   * them, refusals read as sentences ("TTL (seconds) must be at least 60.")
+   * rather than codes ("ttl: must be at least 60").
+   */
+  labels?: Readonly<Record<string, string>>;
+};
+
+/** "no user with that email" → "No user with that email." */
+const sentence = (text: string) => {
+  const t = text.trim();
+  return t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".");
+};
+
+/** An issue with its field's label: the path's first part looked up, else its words ("escalate_after" → "Escalate after"). */
+function labelled(issue: Issue, labels: Readonly<Record<string, string>>): string {
+  const head = issue.path.split(".")[0] ?? "";
+  const label = labels[head] ?? (head ? head.replaceAll("_", " ") : "The value");
+  return sentence(`${label} ${issue.message}`);
+}
+
+function actionFailure(e: unknown, { name, path, wording, logFields, labels }: ActionOptions): Failed {
   if (e instanceof AppError) {
     if (e.code === "forbidden" && wording.forbidden) return { ok: false, message: wording.forbidden };
     if (e.code === "unauthorized" && wording.signedOut) return { ok: false, message: wording.signedOut };
-    return { ok: false, message: e.message === e.code ? wording.refused : e.message };
+    if (e.message === e.code) return { ok: false, message: wording.refused };
+    if (!labels) return { ok: false, message: e.message };
+    const issues = e.details.issues;
+    if (issues?.length && wording.invalid) return { ok: false, message: wording.invalid + issues.map((i) => labelled(i, labels)).join(" ") };
+    return { ok: false, message: sentence(e.message) };
+  }
+  if (e instanceof ZodError && wording.invalid && labels) {
+    return {
+      ok: false,
+      message:
+        wording.invalid +
+        issuesOf(e)
+          .map((i) => labelled(i, labels))
+          .join(" "),
+    };
   }
   if (e instanceof ZodError && wording.invalid) {
     return {

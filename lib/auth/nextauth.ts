@@ -10,6 +10,7 @@ import { env } from "../env";
 import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { recordAudit } from "../audit/append-event";
+import type { Actor } from "../audit/events";
 import { emailSchema } from "../users/schemas";
 import { clientAddress } from "../http/client-address";
 import { countRefusedSignIn, gateSignIn, noteSignInFailure } from "./sign-in-limits";
@@ -28,8 +29,9 @@ declare module "next-auth" {
 const credentialsSchema = z.object({ email: emailSchema, password: z.string().min(1).max(200) });
 const tokenClaims = z.object({ sid: z.string(), uid: z.string() });
 
-async function audit(type: "user.signed_in" | "user.sign_in_failed" | "user.signed_out", data: Record<string, string>) {
-  await inTransaction(async () => recordAudit({ type, actor: "system", data }));
+/** A sign-in and a sign-out are the user's own acts (actor user:<email>); a refused sign-in names no user as actor (system). */
+async function audit(type: "user.signed_in" | "user.sign_in_failed" | "user.signed_out", data: Record<string, string>, actor: Actor = "system") {
+  await inTransaction(async () => recordAudit({ type, actor, data }));
 }
 
 class SignInRefused extends CredentialsSignin {
@@ -86,8 +88,10 @@ function config(): NextAuthConfig {
       issuer: e.AUTH_OIDC_ISSUER,
       clientId: e.AUTH_OIDC_ID,
       clientSecret: e.AUTH_OIDC_SECRET,
-      authorization: { params: { scope: "openid email profile" } },
+      authorization: { params: { scope: e.AUTH_OIDC_SCOPES } },
       checks: ["pkce", "state", "nonce"],
+      // The profile (email, name, groups) from the userinfo endpoint instead of the ID token.
+      ...(e.AUTH_OIDC_PROFILE_SOURCE === "userinfo" ? { idToken: false } : {}),
     });
   }
 
@@ -113,7 +117,7 @@ function config(): NextAuthConfig {
       async jwt({ token, user, account }) {
         if (user?.id && account) {
           const session = await createSession(user.id);
-          await audit("user.signed_in", { user: user.email ?? "", method: account.provider });
+          await audit("user.signed_in", { user: user.email ?? "", method: account.provider }, user.email ? `user:${user.email}` : "system");
           return { ...token, sid: session.id, uid: user.id };
         }
         return token;
@@ -149,7 +153,10 @@ function config(): NextAuthConfig {
         const claims = tokenClaims.safeParse("token" in message ? message.token : null);
         if (claims.success) {
           await revokeSession(claims.data.sid);
-          await audit("user.signed_out", { userId: claims.data.uid });
+          // Like a sign-in, a sign-out is the user's own act, named as sign-ins name them.
+          const user = await db().user.findUnique({ where: { id: claims.data.uid }, select: { email: true } });
+          if (user) await audit("user.signed_out", { user: user.email }, `user:${user.email}`);
+          else await audit("user.signed_out", { userId: claims.data.uid });
         }
       },
     },

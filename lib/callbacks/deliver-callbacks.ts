@@ -3,11 +3,12 @@
 // instance's claim passes), sent once per claim, and every attempt is
 // recorded. Failures back off exponentially with jitter for over 24 hours.
 import "server-only";
+import { contextFrom, traceHeaders, withSpan } from "../tracing/tracing";
 import { db } from "../db/client";
 import { env } from "../env";
 import { newId } from "../ids";
 import { errorFields, log } from "../log";
-import { callbackSecretOf } from "../services/service-secrets";
+import { callbackSecretsOf } from "../services/service-secrets";
 import { claim, claimable, givenUp, release, WORKER_ID } from "../outbox/lease";
 import { isShuttingDown } from "../shutdown";
 import { postSignedWebhook, type SignedPostResult } from "./signed-post";
@@ -47,8 +48,15 @@ async function attemptDelivery(id: string): Promise<void> {
   const started = Date.now();
   let result: SignedPostResult;
   try {
-    result = d.service.callbackUrl
-      ? await postSignedWebhook(d.service.callbackUrl, d.payload, d.messageId, await callbackSecretOf(db(), d.serviceId))
+    const url = d.service.callbackUrl;
+    result = url
+      ? await withSpan(
+          "callback deliver",
+          { "countersign.callback.type": d.type, "countersign.approval_id": d.approvalId },
+          // The header carries this span, a child of the decision's: the executor's trace goes on.
+          async () => postSignedWebhook(url, d.payload, d.messageId, await callbackSecretsOf(db(), d.serviceId), traceHeaders()),
+          contextFrom(d.traceparent),
+        )
       : { ok: false, statusCode: null, errorClass: "invalid-url" };
   } catch (e) {
     log.error("callback attempt failed unexpectedly", { delivery: id, ...errorFields(e) });

@@ -9,6 +9,7 @@ import "server-only";
 import type { Tx } from "../db/client";
 import { sqlOf, type Sql } from "../db/sql";
 import { newId } from "../ids";
+import { currentTraceparent } from "../tracing/tracing";
 import { reviewTrail } from "../approvals/review-trail";
 import type { Decision } from "../approvals/finalize";
 import type { ApprovalExecutedEvent, ExecutionStatus } from "@countersign/client";
@@ -89,8 +90,9 @@ async function hasCallbackUrl(sql: Sql, serviceId: string): Promise<boolean> {
 async function insertDelivery(sql: Sql, approvalId: string, serviceId: string, type: CallbackType, payload: unknown): Promise<void> {
   const now = new Date();
   await sql.run(
-    `INSERT INTO callback_deliveries (id, approval_id, type, service_id, message_id, payload, status, attempts, next_attempt_at, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
-    [newId("dlv"), approvalId, type, serviceId, newId("msg"), JSON.stringify(payload), now, now],
+    `INSERT INTO callback_deliveries (id, approval_id, type, service_id, message_id, payload, status, attempts, next_attempt_at, created_at, traceparent)
+     VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+    // The decision's trace (traces on): the executor's callback continues it.
+    [newId("dlv"), approvalId, type, serviceId, newId("msg"), JSON.stringify(payload), now, now, currentTraceparent()],
   );
 }

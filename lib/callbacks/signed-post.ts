@@ -18,16 +18,30 @@ export type SignedPostResult = { ok: boolean; statusCode: number | null; errorCl
  * as `blocked-target` without a connection, so the attempts list tells an
  * admin nothing about the ports of a host callbacks may not reach.
  */
-export async function postSignedWebhook(url: string, payload: string, messageId: string, secret: string): Promise<SignedPostResult> {
+export async function postSignedWebhook(
+  url: string,
+  payload: string,
+  messageId: string,
+  secret: string | readonly string[],
+  /** Unsigned extras such as `traceparent` (docs/operations.md, Traces), or a `content-type` other than JSON. */
+  extraHeaders: Record<string, string> = {},
+): Promise<SignedPostResult> {
   const attempt = abortOnShutdown(AbortSignal.timeout(TIMEOUT_MS));
   try {
-    return await post(url, payload, messageId, secret, attempt.signal);
+    return await post(url, payload, messageId, secret, attempt.signal, extraHeaders);
   } finally {
     attempt.release();
   }
 }
 
-async function post(url: string, payload: string, messageId: string, secret: string, signal: AbortSignal): Promise<SignedPostResult> {
+async function post(
+  url: string,
+  payload: string,
+  messageId: string,
+  secret: string | readonly string[],
+  signal: AbortSignal,
+  extraHeaders: Record<string, string>,
+): Promise<SignedPostResult> {
   const failed = (): SignedPostResult => ({
     ok: false,
     statusCode: null,
@@ -48,10 +62,15 @@ async function post(url: string, payload: string, messageId: string, secret: str
       target.addresses,
       {
         "content-type": "application/json",
+        // Unsigned extras, and a content type other than JSON (the audit stream's JSON Lines).
+        ...extraHeaders,
         "user-agent": "Countersign-Callback/1",
         "webhook-id": messageId,
         "webhook-timestamp": String(timestamp),
-        "webhook-signature": signWebhook({ secret, id: messageId, timestamp, body: payload }),
+        // One `v1,` entry per secret: during a callback secret's rotation, the new one and the previous one.
+        "webhook-signature": (typeof secret === "string" ? [secret] : secret)
+          .map((k) => signWebhook({ secret: k, id: messageId, timestamp, body: payload }))
+          .join(" "),
       },
       payload,
       signal, // stopping the instance cuts an attempt short; it is recorded and retried

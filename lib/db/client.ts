@@ -15,8 +15,16 @@ import { errorFields, log } from "../log";
 // Secret columns stay out of every query unless a caller asks for them by name.
 export const SECRET_COLUMNS = {
   user: { passwordHash: true },
-  service: { apiTokenHash: true, webhookSecretEnc: true, webhookSecretPrevEnc: true, callbackSecretEnc: true },
+  service: {
+    apiTokenHash: true,
+    apiTokenPrevHash: true,
+    webhookSecretEnc: true,
+    webhookSecretPrevEnc: true,
+    callbackSecretEnc: true,
+    callbackSecretPrevEnc: true,
+  },
   signingKey: { privateJwkEnc: true },
+  scimToken: { tokenHash: true },
 } satisfies Prisma.GlobalOmitConfig;
 
 export function createDb(url: string) {

@@ -22,6 +22,7 @@ import { createHash } from "node:crypto";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { env } from "../env";
+import { tracingActive, withSpan } from "../tracing/tracing";
 import { withUnitOfWork } from "./unit-of-work";
 import type { Tx } from "./client";
 import { db } from "./client";
@@ -93,12 +94,12 @@ function pgRunner(client: Queryable): Sql {
     const { text: numbered, name } = pgText(text);
     return client.query({ name, text: numbered, values: params.map(pgParam), types: pgTypes });
   };
-  return {
+  return traced({
     dialect: "postgresql",
     all: async <T extends SqlRow>(text: string, params: readonly SqlParam[] = []) => (await exec(text, params)).rows as T[],
     run: async (text: string, params: readonly SqlParam[] = []) => (await exec(text, params)).rowCount ?? 0,
     runLast: async (text: string, params: readonly SqlParam[] = []) => void (await exec(text, params)),
-  };
+  });
 }
 
 /**
@@ -173,13 +174,29 @@ function prepared(database: BetterSqlite3.Database, text: string): BetterSqlite3
 }
 
 /** Statements on a connection the caller already holds (the lock, and BEGIN where it applies). */
-function sqliteRunner(database: BetterSqlite3.Database): Sql {
+/** The statement's first word (SELECT, INSERT, …): a span's name, never the text or its values. */
+const operationOf = (text: string) => /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? "SQL";
+
+/** With traces on, each statement in a span of its own (docs/operations.md, Traces). */
+function traced(sql: Sql): Sql {
+  if (!tracingActive()) return sql;
+  const span = <T>(text: string, run: () => Promise<T>) =>
+    withSpan(`db ${operationOf(text)}`, { "db.system.name": sql.dialect, "db.operation.name": operationOf(text) }, run);
   return {
+    dialect: sql.dialect,
+    all: <T extends SqlRow>(text: string, params?: readonly SqlParam[]) => span(text, () => sql.all<T>(text, params)),
+    run: (text: string, params?: readonly SqlParam[]) => span(text, () => sql.run(text, params)),
+    runLast: (text: string, params?: readonly SqlParam[]) => span(text, () => sql.runLast(text, params)),
+  };
+}
+
+function sqliteRunner(database: BetterSqlite3.Database): Sql {
+  return traced({
     dialect: "sqlite",
     all: async <T extends SqlRow>(text: string, params: readonly SqlParam[] = []) => prepared(database, text).all(...params.map(sqliteParam)) as T[],
     run: async (text: string, params: readonly SqlParam[] = []) => prepared(database, text).run(...params.map(sqliteParam)).changes,
     runLast: async (text: string, params: readonly SqlParam[] = []) => void prepared(database, text).run(...params.map(sqliteParam)),
-  };
+  });
 }
 
 /** The same statements through a Prisma client or transaction (its connection, its transaction). */
@@ -192,6 +209,9 @@ function prismaRunner(tx: Tx, dialect: Sql["dialect"]): Sql {
     runLast: async (t: string, params: readonly SqlParam[] = []) => void (await tx.$executeRawUnsafe(text(t), ...params)),
   };
 }
+
+/** `%`, `_` and the escape character itself taken literally in a LIKE pattern (ESCAPE '!'). */
+export const likeLiteral = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
 
 /** A function that serves both kinds of caller takes `Tx | Sql` and calls this first. */
 export function sqlOf(tx: Tx | Sql): Sql {

@@ -1,4 +1,4 @@
-// Reading a submitted form's fields as text, for server actions.
+// Reading a submitted form's fields and a page's search parameters as text.
 
 /** A form field as trimmed text ("" when missing). */
 export function field(formData: FormData, name: string): string {
@@ -9,4 +9,9 @@ export function field(formData: FormData, name: string): string {
 /** A form field, or undefined when empty. */
 export function optionalField(formData: FormData, name: string): string | undefined {
   return field(formData, name) || undefined;
+}
+
+/** A page's search parameter as one value: the first when the URL repeats it. */
+export function firstParam(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
 }

@@ -2,8 +2,10 @@
 // every log line written while handling it, and the X-Request-Id response
 // header), turns an escaped error into the standard answer, and writes one
 // access line: method, route name (never the raw path, which holds ids and
-// slugs), status and duration.
+// slugs), status and duration. With traces on, the handling is a span named
+// after the route (a child of Next's span for the request).
 import { errorResponse } from "./respond";
+import { tracingActive, withSpan } from "../tracing/tracing";
 import { log } from "../log";
 import { requestIdFrom, runWithRequestId } from "../request-context";
 
@@ -15,12 +17,14 @@ export function loggedRoute<R extends Request, C>(
     const requestId = requestIdFrom(req.headers);
     return runWithRequestId(requestId, async () => {
       const started = performance.now();
-      let res: Response;
-      try {
-        res = await handler(req, ctx);
-      } catch (e) {
-        res = errorResponse(e, { route });
-      }
+      const handle = async () => {
+        try {
+          return await handler(req, ctx);
+        } catch (e) {
+          return errorResponse(e, { route });
+        }
+      };
+      const res = tracingActive() ? await withSpan(`route ${route}`, { "countersign.route": route }, handle) : await handle();
       log.info("request", { method: req.method, route, status: res.status, ms: Math.round(performance.now() - started) });
       return withHeader(res, "x-request-id", requestId);
     });

@@ -8,14 +8,15 @@ import { createHash } from "node:crypto";
 import { db } from "../db/client";
 import { env } from "../env";
 import { postSignedWebhook } from "../callbacks/signed-post";
-import { callbackSecretOf } from "../services/service-secrets";
+import { callbackSecretsOf } from "../services/service-secrets";
 import { eligibility } from "../reviews/eligibility";
-import { emailChannel, sendEmail } from "./mailer";
+import { emailChannel, KEPT_LOCALLY, sendEmail } from "./mailer";
 import { pushChannel, sendWebPush } from "./web-push";
 import { slackChannel } from "../slack/slack-client";
 import { postToSlack, slackFactsOf, slackOutcomeOf, slackUserFor, updateSlackPost } from "../slack/send-slack";
 import { SECURITY_NOTICE_KINDS } from "./queue-message";
 import type { Facts, Message } from "./deliver-notifications";
+import { isAway } from "../users/away";
 
 /** `giveUp`: a failure that trying again cannot mend (a push endpoint the push-target rule refuses): failed at once. */
 export type Outcome =
@@ -52,13 +53,14 @@ const SECURITY_NOTICES: ReadonlySet<string> = new Set(SECURITY_NOTICE_KINDS);
 
 /**
  * A person who turned a channel off on /settings after the message was
- * written gets nothing on it; a security notice (a passkey added or removed)
- * is emailed whatever they chose.
+ * written gets nothing on it, nor does one who went away since; a security
+ * notice (a passkey added or removed) is emailed whatever they chose.
  */
 export function channelTurnedOff(n: Message, facts: Facts): string | null {
   if (!n.userId || n.channel === "webhook") return null;
   const u = facts.users.get(n.userId);
   if (!u || u.disabledAt) return "the recipient's account is disabled or gone";
+  if (isAway(u, new Date()) && !SECURITY_NOTICES.has(n.kind)) return "the recipient is away";
   if (n.channel === "email" && !u.notifyEmail && !SECURITY_NOTICES.has(n.kind)) return "the recipient turned email off";
   if (n.channel === "push" && !u.notifyPush) return "the recipient turned push off";
   if (n.channel === "slack" && !u.notifySlack) return "the recipient turned Slack off";
@@ -67,7 +69,7 @@ export function channelTurnedOff(n: Message, facts: Facts): string | null {
 
 async function emailTo(n: Message): Promise<Outcome> {
   const channel = emailChannel();
-  if (channel === "local") return { sent: true, how: "kept in the local mailbox (SMTP_URL is not set)" };
+  if (channel === "local") return { sent: true, how: KEPT_LOCALLY };
   if (channel === "off") return { sent: false, dropped: "email is off (SMTP_URL is not set)" };
   const body = JSON.parse(n.body) as { text: string; html: string };
   await sendEmail({ to: n.recipient, subject: n.subject, text: body.text, html: body.html, messageId: n.id });
@@ -147,11 +149,11 @@ function pushTopic(approvalId: string): string {
  */
 async function postNotificationWebhook(n: Message, facts: Facts): Promise<Outcome> {
   const { payload, signer } = JSON.parse(n.body) as { payload: string; signer?: "global" | "service" };
-  let secret: string | undefined;
+  let secret: string | string[] | undefined;
   if (signer === "service") {
     const a = n.approvalId ? facts.approvals.get(n.approvalId) : undefined;
     if (!a) return { sent: false, dropped: "the request is gone" };
-    secret = await callbackSecretOf(db(), a.serviceId);
+    secret = await callbackSecretsOf(db(), a.serviceId);
   } else {
     secret = env().NOTIFY_WEBHOOK_SECRET;
     if (!secret) return { sent: false, dropped: "NOTIFY_WEBHOOK_SECRET is not set" };

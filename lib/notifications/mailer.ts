@@ -8,6 +8,9 @@ import { sendSmtp } from "./send-thread";
 
 export type EmailChannel = "smtp" | "local" | "off";
 
+/** The outcome of an email kept in the local mailbox (no SMTP_URL): written, never sent. */
+export const KEPT_LOCALLY = "kept in the local mailbox (SMTP_URL is not set)";
+
 export function emailChannel(): EmailChannel {
   const e = env();
   if (e.SMTP_URL) return "smtp";

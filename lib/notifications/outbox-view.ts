@@ -4,7 +4,7 @@
 // local mailbox can show them whole; an attempt's detail is words without values.
 import "server-only";
 import { db } from "../db/client";
-import { emailChannel, type EmailChannel } from "./mailer";
+import { emailChannel, KEPT_LOCALLY, type EmailChannel } from "./mailer";
 
 /** Attempts shown per message: a message retried for a day has about 35. */
 export const ATTEMPTS_SHOWN = 20;
@@ -20,6 +20,8 @@ export type OutboxMessage = {
   subject: string;
   text: string;
   status: string;
+  /** What the page's badge says: "kept locally" for an email the local mailbox kept (its status is "sent", but nothing went out). */
+  shownStatus: string;
   outcome: string | null;
   attempts: number;
   createdAt: Date;
@@ -37,6 +39,11 @@ function readableText(body: string): string {
   } catch {
     return "";
   }
+}
+
+/** A message's status as the outbox page words it: an email kept in the local mailbox was not sent anywhere. */
+export function shownStatus(m: { channel: string; status: string; outcome: string | null }): string {
+  return m.channel === "email" && m.status === "sent" && m.outcome === KEPT_LOCALLY ? "kept locally" : m.status;
 }
 
 export async function listOutbox(limit = 100): Promise<{ channel: EmailChannel; messages: OutboxMessage[] }> {
@@ -65,6 +72,6 @@ export async function listOutbox(limit = 100): Promise<{ channel: EmailChannel; 
       },
     },
   });
-  const messages = rows.map(({ body, attemptsLog, ...r }) => ({ ...r, text: readableText(body), log: attemptsLog }));
+  const messages = rows.map(({ body, attemptsLog, ...r }) => ({ ...r, shownStatus: shownStatus(r), text: readableText(body), log: attemptsLog }));
   return { channel: emailChannel(), messages };
 }

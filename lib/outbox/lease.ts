@@ -28,6 +28,9 @@ export function claimable(at: Date) {
   return { status: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] };
 }
 
+/** claimable() in SQL, for statements on the driver; its one `?` is `at`. */
+export const CLAIMABLE_SQL = "status = 'pending' AND (lease_until IS NULL OR lease_until < ?)";
+
 /** The lease columns every outbox table has; what a claim and a release write. */
 type LeaseColumns = { leaseOwner: string | null; leaseUntil: Date | null };
 

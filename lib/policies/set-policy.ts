@@ -8,10 +8,25 @@ import type { Actor } from "../audit/events";
 import { auditDataOf, findPolicyRow, viewOf, writePolicyRow, type PolicyView } from "./policy-rows";
 import { assertPoliciesEditable } from "./policy-source";
 import { policyInputSchema, type PolicyInput } from "./schemas";
+import { overriddenProblems, policyReachability, readRoleFacts, UnreachableError, type Problem } from "./reachability";
 
 class StaleRead extends Error {}
 
-export async function setPolicy(input: PolicyInput, actor: Actor): Promise<{ change: "created" | "replaced"; policy: PolicyView }> {
+export type SetPolicyResult = {
+  change: "created" | "replaced";
+  policy: PolicyView;
+  /** Reachable, but worth knowing (reachability.ts). */
+  notes: string[];
+  /** What `anyway` saved it in spite of (empty when nothing was wrong). */
+  overridden: Problem[];
+};
+
+/**
+ * Saves a policy. One nobody could satisfy now (reachability.ts) is refused
+ * with an UnreachableError, unless `anyway` (an admin preparing roles in
+ * advance); then its policy.changed event records what was overridden.
+ */
+export async function setPolicy(input: PolicyInput, actor: Actor, options: { anyway?: boolean } = {}): Promise<SetPolicyResult> {
   assertPoliciesEditable();
   const p = policyInputSchema.parse(input);
   for (let attempt = 0; ; attempt++) {
@@ -22,11 +37,15 @@ export async function setPolicy(input: PolicyInput, actor: Actor): Promise<{ cha
         // serialized with other writers) must agree, or we start over.
         const guess = await findPolicyRow(tx, p.name);
         const change = guess ? "replaced" : "created";
-        const event = await appendAuditEvent(tx, { type: "policy.changed", actor, data: auditDataOf(p, change) });
+        const { problems, notes } = policyReachability(p, await readRoleFacts(tx));
+        if (problems.length > 0 && !options.anyway) throw new UnreachableError("policy", problems);
+        const data = auditDataOf(p, change);
+        if (problems.length > 0) data.anyway = overriddenProblems(problems);
+        const event = await appendAuditEvent(tx, { type: "policy.changed", actor, data });
         const existing = await findPolicyRow(tx, p.name);
         if (Boolean(existing) !== Boolean(guess)) throw new StaleRead();
         await writePolicyRow(tx, p, existing, event.seq);
-        return { change, policy: viewOf((await findPolicyRow(tx, p.name))!) };
+        return { change, policy: viewOf((await findPolicyRow(tx, p.name))!), notes, overridden: problems };
       });
     } catch (e) {
       if (!(e instanceof StaleRead) || attempt >= 3) throw e;

@@ -11,16 +11,26 @@ import { auditDataOf, definitionOf, sameDefinition, writePolicyRow } from "./pol
 import { ruleFromRow } from "./load-policies";
 import type { PolicyFile } from "./policy-file";
 import { DEFAULT_POLICY_NAME, type PolicyDefinition } from "./schemas";
+import { fileMappingNotes } from "./reachability";
 
 export type SyncResult = { created: string[]; replaced: string[]; deleted: string[]; unchanged: string[] };
 
 const SOURCE = "policy-file";
 
-function desiredPolicies(file: PolicyFile): PolicyDefinition[] {
+/** The policies the file makes the table hold: its own, and the default's baseline unless it has a "default". */
+export function desiredPolicies(file: Pick<PolicyFile, "policies">): PolicyDefinition[] {
   if (file.policies.some((p) => p.name === DEFAULT_POLICY_NAME)) return file.policies;
   // Priority 0 in the audit record, as before (the default's priority is never compared or written).
   const baseline: PolicyDefinition = { ...DEFAULT_POLICY, priority: 0 };
   return [...file.policies, baseline];
+}
+
+/**
+ * The file's group mappings whose role none of its policies uses: not
+ * refused (the file is the deployment's own), named by start-up and `policy check`.
+ */
+export function policyFileNotes(file: Pick<PolicyFile, "policies" | "groups">): string[] {
+  return fileMappingNotes(desiredPolicies(file), file.groups);
 }
 
 async function plan(tx: Tx, desired: PolicyDefinition[]) {

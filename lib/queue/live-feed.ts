@@ -35,6 +35,7 @@ const QUEUE_EVENT_TYPES = [
   "approval.cancelled",
   "role.granted",
   "role.revoked",
+  "role.expired",
 ] as const;
 
 /**
@@ -56,7 +57,7 @@ export async function findQueueChanges(
   });
   if (events.length === 0) return null;
   const ids = [...new Set(events.flatMap((e) => (e.approvalId ? [e.approvalId] : [])))];
-  const rolesChanged = events.some((e) => e.type === "role.granted" || e.type === "role.revoked");
+  const rolesChanged = events.some((e) => e.type.startsWith("role."));
   return { ids: ids.slice(0, limit), more: ids.length > limit || events.length === 500, rolesChanged };
 }
 

@@ -82,3 +82,38 @@ export function parseQueueQuery(params: Record<string, string | string[] | undef
   }
   return { query: query as QueueQuery, raw, invalid };
 }
+
+/**
+ * The part of the queue's query a request's page carries (issue 36): its
+ * filters and order, so that Previous, Next and "Approve & next" walk the
+ * list the reviewer came from. Not the view (a view's requests are not the
+ * viewer's to decide), the status or the page cursors.
+ */
+export const CARRIED_PARAMS = ["q", "service", "run", "tool", "effects", "order"] as const satisfies readonly QueueQueryParam[];
+
+/** The carried fields of a parsed query. */
+export function carriedQuery(query: QueueQuery): QueueQuery {
+  const out: QueueQuery = {};
+  for (const k of CARRIED_PARAMS) if (query[k] !== undefined) (out as Record<string, unknown>)[k] = query[k];
+  return out;
+}
+
+/** "?effects=write&order=expiring" (or ""), from the raw text of valid fields: what a link to a request's page appends. */
+export function carriedSearch(raw: Partial<Record<QueueQueryParam, string>>): string {
+  const params = new URLSearchParams();
+  for (const k of CARRIED_PARAMS) if (raw[k]) params.set(k, raw[k]);
+  const qs = params.toString();
+  return qs ? `?${qs}` : "";
+}
+
+/** The carried query back from its text form (a link's search, or the decision form's field); invalid fields are dropped. */
+export function parseCarried(search: string): { query: QueueQuery; search: string } {
+  const params = new URLSearchParams(search.length > 2_000 ? "" : search);
+  const given: Record<string, string> = {};
+  for (const k of CARRIED_PARAMS) {
+    const v = params.get(k);
+    if (v !== null) given[k] = v;
+  }
+  const { query, raw } = parseQueueQuery(given);
+  return { query: carriedQuery(query), search: carriedSearch(raw) };
+}

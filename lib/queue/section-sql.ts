@@ -6,6 +6,7 @@
 import "server-only";
 import { db, Prisma } from "../db/client";
 import { requestedBySql, type SqlViewer } from "../reviews/eligibility-sql";
+import { likeLiteral } from "../db/sql";
 import { dialect } from "./dialect";
 import { encodeCursor, type Cursor, type QueueQuery } from "./query-params";
 
@@ -77,9 +78,6 @@ export function pendingOrder(q: QueueQuery): Order {
 export function pendingSql(now: Date, order: Order): Prisma.Sql {
   return order.key === "expires" ? Prisma.sql`a.status = 'pending' AND a.expires_at > ${now}` : dialect().pendingAt(now);
 }
-
-/** `%`, `_` and the escape character itself taken literally in a LIKE pattern (ESCAPE '!'). */
-export const likeLiteral = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
 
 /**
  * The view, search, service, run, tool and effects filters, as " AND …" (or

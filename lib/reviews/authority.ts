@@ -24,12 +24,20 @@ export type RequesterFacts = {
   requesterKey: string | null;
 };
 
+/** A role as held: a time-bound one (role grant --until) until `expiresAt`, otherwise until revoked. */
+export type HeldRole = { role: string; expiresAt: Date | null };
+
+/** The roles in force at `now`: a time-bound role counts up to its end, not at it, swept or not. */
+export function rolesInForce(roles: readonly HeldRole[], now: Date): string[] {
+  return roles.filter((r) => r.expiresAt === null || r.expiresAt.getTime() > now.getTime()).map((r) => r.role);
+}
+
 /** A person as the check needs them, read now (roles and the disabled flag count at once). */
 export type Person = {
   id: string;
   email: string;
   disabledAt: Date | null;
-  roles: Array<{ role: string }>;
+  roles: HeldRole[];
   identities: Array<{ email: string | null; subject: string }>;
 };
 
@@ -121,13 +129,14 @@ export function isRequester(subject: RequesterFacts, person: Pick<Person, "email
 /**
  * May this person decide this subject now, under these rules? The account is
  * enabled, the subject pending and unexpired, the person not its requester
- * under any spelling, and holding one of the roles that decide it now.
+ * under any spelling, and holding one of the roles that decide it now (a
+ * time-bound role only before its end).
  */
 export function mayDecide(person: Person | null, subject: Subject, rules: Pick<DecisionRules, "roles">, now: Date): Eligibility {
   if (!person || person.disabledAt) return ACCOUNT_REFUSAL;
   if (subject.status !== "pending") return { ok: false, code: "already-decided", message: `this request is already ${subject.status}` };
   if (subject.expiresAt.getTime() <= now.getTime()) return { ok: false, code: "expired", message: "this request has expired" };
-  return personMayDecide(person, subject, rules);
+  return personMayDecide(person, subject, rules, now);
 }
 
 const ACCOUNT_REFUSAL: Refusal = { ok: false, code: "forbidden", message: "your account cannot review" };
@@ -136,10 +145,10 @@ const ACCOUNT_REFUSAL: Refusal = { ok: false, code: "forbidden", message: "your 
  * mayDecide()'s part about the person, whatever state the subject is in:
  * for who may revoke a standing approval, or be told about a request.
  */
-export function personMayDecide(person: Person | null, subject: RequesterFacts, rules: Pick<DecisionRules, "roles">): Eligibility {
+export function personMayDecide(person: Person | null, subject: RequesterFacts, rules: Pick<DecisionRules, "roles">, now: Date): Eligibility {
   if (!person || person.disabledAt) return ACCOUNT_REFUSAL;
   if (isRequester(subject, person)) return { ok: false, code: "self-review", message: "you requested this call, so you cannot review it" };
-  if (!person.roles.some((r) => rules.roles.includes(r.role))) {
+  if (!rolesInForce(person.roles, now).some((r) => rules.roles.includes(r))) {
     return { ok: false, code: "not-eligible", message: `this request needs one of these roles now: ${rules.roles.join(", ")}` };
   }
   return { ok: true };

@@ -17,6 +17,7 @@ import { describePatch, editablePaths } from "../revisions/revision-view";
 import type { RevisionDifferences } from "../revisions/check-revision";
 import { standingOffer } from "../standing/standing-approvals";
 import { executionView } from "../executions/execution-view";
+import { waitingOn } from "./waiting-on";
 
 export async function getReviewView(approvalId: string, viewerId: string) {
   const a = await db().approval.findUnique({
@@ -64,6 +65,8 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     argsDigest: showDigest ? a.argsDigest : null,
     digestHidden: !showDigest,
     redactedArgs: view,
+    /** When retention took its arguments (RETENTION_DAYS, lib/retention); null: it has them. */
+    argsPurgedAt: a.argsPurgedAt,
     policy: { name: a.policyName, roles, quorum, ttlSeconds: a.ttlSeconds },
     /** Votes need the reviewer's passkey (docs/passkeys.md). */
     requirePasskey: rules.requirePasskey,
@@ -104,6 +107,8 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     revises: revision.revises,
     /** The executor's report of the run, or that none has arrived after an approved consume (null: nothing to say). */
     execution: executionView(a),
+    /** Who may still decide it, per role, with their names (this viewer may see the request); empty once decided. */
+    waitingOn: status === "pending" ? await waitingOn(db(), a, now) : [],
   };
 }
 

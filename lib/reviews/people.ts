@@ -20,17 +20,17 @@ export async function loadPeople(tx: Tx | Sql, ids: readonly string[]): Promise<
     unique,
   );
   for (const u of users) people.set(u.id, { id: u.id, email: u.email, disabledAt: asDateOrNull(u.disabled_at), roles: [], identities: [] });
-  // Roles and identities in one round trip.
-  const facts = await sql.all<{ user_id: string; kind: string; a: string | null; b: string | null }>(
-    `SELECT user_id, 'role' AS kind, role AS a, NULL AS b FROM user_roles WHERE user_id IN (${marks})
+  // Roles (with their ends: authority.ts decides at its own clock) and identities in one round trip.
+  const facts = await sql.all<{ user_id: string; kind: string; a: string | null; b: string | null; until: unknown }>(
+    `SELECT user_id, 'role' AS kind, role AS a, NULL AS b, expires_at AS until FROM user_roles WHERE user_id IN (${marks})
      UNION ALL
-     SELECT user_id, 'identity' AS kind, email AS a, subject AS b FROM identities WHERE user_id IN (${marks})`,
+     SELECT user_id, 'identity' AS kind, email AS a, subject AS b, NULL AS until FROM identities WHERE user_id IN (${marks})`,
     [...unique, ...unique],
   );
   for (const f of facts) {
     const p = people.get(f.user_id);
     if (!p) continue;
-    if (f.kind === "role") p.roles.push({ role: f.a! });
+    if (f.kind === "role") p.roles.push({ role: f.a!, expiresAt: asDateOrNull(f.until) });
     else p.identities.push({ email: f.a, subject: f.b! });
   }
   return people;

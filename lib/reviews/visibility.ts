@@ -14,6 +14,7 @@
 import "server-only";
 import { db } from "../db/client";
 import { can } from "../auth/permissions";
+import { rolesInForce } from "./authority";
 import { isRequester, requiredRolesOf, type RequesterFacts, type ReviewerFacts } from "./eligibility";
 
 export type Viewer = NonNullable<ReviewerFacts>;
@@ -27,12 +28,12 @@ export const VIEWER_SELECT = {
   id: true,
   email: true,
   disabledAt: true,
-  roles: { select: { role: true } },
+  roles: { select: { role: true, expiresAt: true } },
   identities: { select: { email: true, subject: true } },
 } as const;
 
-/** The roles that count: none for a disabled account. */
-export const rolesOf = (viewer: Viewer) => (viewer.disabledAt ? [] : viewer.roles.map((r) => r.role));
+/** The roles that count: none for a disabled account, and a time-bound one only before its end. */
+export const rolesOf = (viewer: Viewer, now = new Date()) => (viewer.disabledAt ? [] : rolesInForce(viewer.roles, now));
 
 /** Admins and auditors see every request. */
 export const seesEveryRequest = (viewer: Viewer) => can({ roles: rolesOf(viewer) }, "requests:view-all");

@@ -6,6 +6,7 @@ import { applyJsonPatch, formatJsonPointer, getJsonPointer, parseJsonPointer, ty
 import { textView, type TextView } from "../display/request-display";
 import { findingsOf } from "../display/reveal";
 import type { HiddenEntry } from "./hidden-values";
+import { readablePath } from "./readable-path";
 
 export type ChangeRow = { op: "add" | "remove" | "replace"; path: TextView; before: TextView | null; after: TextView | null };
 
@@ -29,7 +30,7 @@ export function describePatch(view: unknown, patch: JsonPatch): ChangeRow[] {
     const inserts = operation.op === "add" && parent?.found === true && Array.isArray(parent.value);
     rows.push({
       op: operation.op,
-      path: textView(operation.path === "" ? "(all arguments)" : operation.path),
+      path: textView(readablePath(operation.path)),
       before: before.found && !inserts ? shown(before.value) : null,
       after: operation.op === "remove" ? null : shown(operation.value),
     });

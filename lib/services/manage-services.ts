@@ -7,18 +7,19 @@ import { inTransaction } from "../db/transaction";
 import { holdAuditHead, recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 import { encryptSecret, tokenHash } from "../crypto/at-rest";
-import { AppError } from "../errors";
+import { AppError, parseField } from "../errors";
 import { newId, newToken } from "../ids";
 import { generateWebhookSecret } from "@countersign/client";
 import { callbackUrlSchema, slugSchema } from "./schemas";
 import { PURPOSE } from "./service-secrets";
+import { finishCredentialRotation, rotateCredential, type Credential } from "./rotate-credential";
 import { callbackTargetPolicy, checkCallbackUrlOnSave } from "../callbacks/callback-target";
 
 export type CreatedService = { slug: string; webhook_secret: string; api_token: string; callback_secret: string };
 
 export async function createService(input: { slug: string; callbackUrl?: string | null }, actor: Actor): Promise<CreatedService> {
-  const slug = slugSchema.parse(input.slug);
-  const callbackUrl = input.callbackUrl ? await allowedCallbackUrl(callbackUrlSchema.parse(input.callbackUrl)) : null;
+  const slug = parseField(slugSchema, input.slug, "slug");
+  const callbackUrl = input.callbackUrl ? await allowedCallbackUrl(parseField(callbackUrlSchema, input.callbackUrl, "callback_url")) : null;
   const webhookSecret = generateWebhookSecret();
   const callbackSecret = generateWebhookSecret();
   const apiToken = newToken("cs_tok_");
@@ -42,40 +43,15 @@ export async function createService(input: { slug: string; callbackUrl?: string 
   });
 }
 
-/**
- * Starts a rotation: a new secret becomes current and the old one stays valid
- * until the rotation is finished. Rotating again mid-rotation is refused, so a
- * secret in use is never dropped silently.
- */
-export async function rotateWebhookSecret(slugInput: string, actor: Actor): Promise<{ slug: string; webhook_secret: string }> {
-  const slug = slugSchema.parse(slugInput);
-  const secret = generateWebhookSecret();
-  return inTransaction(async (tx) => {
-    await holdAuditHead(tx);
-    recordAudit({ type: "service.secret_rotated", actor, data: { service: slug, step: "started" } });
-    const s = await tx.service.findUnique({ where: { slug }, select: { id: true, webhookSecretEnc: true, webhookSecretPrevEnc: true } });
-    if (!s) throw new AppError("not-found", `no service ${slug}`);
-    if (s.webhookSecretPrevEnc) throw new AppError("conflict", "a rotation is in progress; finish it first (--finish)");
-    await tx.service.update({
-      where: { id: s.id },
-      data: { webhookSecretPrevEnc: s.webhookSecretEnc, webhookSecretEnc: encryptSecret(secret, PURPOSE.webhook) },
-    });
-    return { slug, webhook_secret: secret };
-  });
+/** The webhook secret's rotation (rotate-credential.ts), as `service rotate-secret` names it. */
+export async function rotateWebhookSecret(slug: string, actor: Actor): Promise<{ slug: string; webhook_secret: string }> {
+  const r = await rotateCredential(slug, "webhook-secret", actor);
+  return { slug: r.slug, webhook_secret: r.value };
 }
 
-export async function finishRotation(slugInput: string, actor: Actor): Promise<{ slug: string; rotation: "finished" }> {
-  const slug = slugSchema.parse(slugInput);
-  return inTransaction(async (tx) => {
-    await holdAuditHead(tx);
-    recordAudit({ type: "service.secret_rotated", actor, data: { service: slug, step: "finished" } });
-    const { count } = await tx.service.updateMany({
-      where: { slug, webhookSecretPrevEnc: { not: null } },
-      data: { webhookSecretPrevEnc: null },
-    });
-    if (count === 0) throw new AppError("conflict", `no rotation in progress for ${slug}`);
-    return { slug, rotation: "finished" as const };
-  });
+export async function finishRotation(slug: string, actor: Actor): Promise<{ slug: string; rotation: "finished" }> {
+  const r = await finishCredentialRotation(slug, "webhook-secret", actor);
+  return { slug: r.slug, rotation: r.rotation };
 }
 
 export async function disableService(slugInput: string, actor: Actor): Promise<{ slug: string; disabled: true }> {
@@ -106,7 +82,7 @@ export async function updateCallbackUrl(
   actor: Actor,
 ): Promise<{ slug: string; callback_url: string | null }> {
   const slug = slugSchema.parse(input.slug);
-  const callbackUrl = input.callbackUrl ? await allowedCallbackUrl(callbackUrlSchema.parse(input.callbackUrl)) : null;
+  const callbackUrl = input.callbackUrl ? await allowedCallbackUrl(parseField(callbackUrlSchema, input.callbackUrl, "callback_url")) : null;
   return inTransaction(async (tx) => {
     // The head before the service's row, as every service change takes them (no lock-order inversion).
     await holdAuditHead(tx);
@@ -131,7 +107,9 @@ export async function updateNotifyWebhookUrl(
   actor: Actor,
 ): Promise<{ slug: string; notify_webhook_url: string | null }> {
   const slug = slugSchema.parse(input.slug);
-  const url = input.notifyWebhookUrl ? await allowedCallbackUrl(callbackUrlSchema.parse(input.notifyWebhookUrl), "Notification webhook URL") : null;
+  const url = input.notifyWebhookUrl
+    ? await allowedCallbackUrl(parseField(callbackUrlSchema, input.notifyWebhookUrl, "notify_webhook_url"), "Notification webhook URL")
+    : null;
   return inTransaction(async (tx) => {
     // The head before the service's row, as every service change takes them (no lock-order inversion).
     await holdAuditHead(tx);
@@ -181,7 +159,10 @@ export type ServiceView = {
   callbackUrl: string | null;
   notifyWebhookUrl: string | null;
   disabled: boolean;
+  /** Whether the webhook secret is being rotated (two secrets valid). */
   rotating: boolean;
+  /** Every credential being rotated (its previous value still valid). */
+  rotations: Credential[];
   createdAt: Date;
 };
 
@@ -191,15 +172,29 @@ export async function listServices(): Promise<ServiceView[]> {
     orderBy: { slug: "asc" },
     select: { slug: true, callbackUrl: true, notifyWebhookUrl: true, disabledAt: true, createdAt: true },
   });
-  const rotating = new Set(
-    (await db().service.findMany({ where: { webhookSecretPrevEnc: { not: null } }, select: { slug: true } })).map((s) => s.slug),
-  );
+  const slugs = (rows: Array<{ slug: string }>) => new Set(rows.map((r) => r.slug));
+  const [webhook, token, callback] = (
+    await Promise.all([
+      db().service.findMany({ where: { webhookSecretPrevEnc: { not: null } }, select: { slug: true } }),
+      db().service.findMany({ where: { apiTokenPrevHash: { not: null } }, select: { slug: true } }),
+      db().service.findMany({ where: { callbackSecretPrevEnc: { not: null } }, select: { slug: true } }),
+    ])
+  ).map(slugs) as [Set<string>, Set<string>, Set<string>];
   return rows.map((s) => ({
     slug: s.slug,
     callbackUrl: s.callbackUrl,
     notifyWebhookUrl: s.notifyWebhookUrl,
     disabled: s.disabledAt != null,
-    rotating: rotating.has(s.slug),
+    rotating: webhook.has(s.slug),
+    rotations: (
+      [
+        ["webhook-secret", webhook],
+        ["api-token", token],
+        ["callback-secret", callback],
+      ] as const
+    )
+      .filter(([, slugs]) => slugs.has(s.slug))
+      .map(([c]) => c),
     createdAt: s.createdAt,
   }));
 }

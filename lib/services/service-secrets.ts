@@ -48,7 +48,8 @@ export async function findServiceForWebhook(tx: Tx | Sql, slug: string): Promise
   return { id: s.id, slug: s.slug, rateLimitPerMinute: Number(s.rate_limit_per_minute), webhookSecrets: secrets };
 }
 
-export async function callbackSecretOf(tx: Tx, serviceId: string): Promise<string> {
-  const s = await tx.service.findUniqueOrThrow({ where: { id: serviceId }, select: { callbackSecretEnc: true } });
-  return decryptSecret(s.callbackSecretEnc, PURPOSE.callback);
+/** The callback secrets to sign with: the current one, and during a rotation the previous one too (rotate-credential.ts). */
+export async function callbackSecretsOf(tx: Tx, serviceId: string): Promise<string[]> {
+  const s = await tx.service.findUniqueOrThrow({ where: { id: serviceId }, select: { callbackSecretEnc: true, callbackSecretPrevEnc: true } });
+  return [s.callbackSecretEnc, s.callbackSecretPrevEnc].filter((v): v is string => v !== null).map((enc) => decryptSecret(enc, PURPOSE.callback));
 }

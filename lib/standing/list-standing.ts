@@ -54,8 +54,8 @@ export async function listStanding(viewerId: string | "cli", limit = 200): Promi
     const status = s.status !== "revoked" && s.expiresAt <= now ? "expired" : (s.status as StandingView["status"]);
     const source = sources.get(s.sourceApprovalId);
     const rules = source ? standingRules(policies, source, s.quorum) : null;
-    const eligible = viewer !== null && isItsReviewer(viewer, s, rules);
-    const admin = viewer !== null && can({ roles: rolesOf(viewer) }, "admin:policies");
+    const eligible = viewer !== null && isItsReviewer(viewer, s, rules, now);
+    const admin = viewer !== null && can({ roles: rolesOf(viewer, now) }, "admin:policies");
     return {
       id: s.id,
       service: services.get(s.serviceId) ?? "",
@@ -76,4 +76,18 @@ export async function listStanding(viewerId: string | "cli", limit = 200): Promi
       canRevoke: (status === "proposed" || status === "active") && (eligible || admin),
     };
   });
+}
+
+/** The standing approvals waiting for this viewer's approval now (the queue's note; canApprove above, the one check). */
+export async function countStandingToApprove(viewerId: string): Promise<number> {
+  return (await listStanding(viewerId)).filter((s) => s.canApprove).length;
+}
+
+/** The page's groups, in order: what waits for the viewer, other proposals, what is in force, what ended. */
+export const STANDING_GROUPS = ["yours", "proposed", "active", "ended"] as const;
+export type StandingGroup = (typeof STANDING_GROUPS)[number];
+
+export function standingGroup(s: Pick<StandingView, "status" | "canApprove">): StandingGroup {
+  if (s.status === "proposed") return s.canApprove ? "yours" : "proposed";
+  return s.status === "active" ? "active" : "ended";
 }

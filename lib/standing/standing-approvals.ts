@@ -39,7 +39,7 @@ import {
 } from "./standing-rules";
 
 // Listing lives in list-standing.ts; callers of this module's actions find it here too.
-export { listStanding, type StandingView } from "./list-standing";
+export { countStandingToApprove, listStanding, standingGroup, STANDING_GROUPS, type StandingGroup, type StandingView } from "./list-standing";
 
 export const proposeStandingSchema = z.object({
   approvalId: z.string().min(1).max(100),
@@ -262,9 +262,10 @@ export async function revokeStanding(by: { userId: string } | "cli", standingId:
     if (by !== "cli") {
       const viewer = await loadPerson(tx, by.userId);
       if (!s || !visibleTo(viewer, s)) throw new AppError("not-found");
-      const admin = can({ roles: rolesOf(viewer!) }, "admin:policies");
+      const now = new Date();
+      const admin = can({ roles: rolesOf(viewer!, now) }, "admin:policies");
       const source = admin ? null : await sourceOf(tx, s);
-      const reviewer = source !== null && isItsReviewer(viewer, s, standingRules(await loadPolicies(tx), source, s.quorum));
+      const reviewer = source !== null && isItsReviewer(viewer, s, standingRules(await loadPolicies(tx), source, s.quorum), now);
       if (!admin && !reviewer) throw new AppError("forbidden", "only its reviewers and admins can revoke it");
       actor = `user:${viewer!.email}`;
     }

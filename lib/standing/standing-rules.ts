@@ -51,8 +51,8 @@ export async function assertMayDecide(tx: Tx, person: Person | null, subject: Su
 }
 
 /** One of its reviewers now (the person part of the check): who may revoke it, and approve it while it is proposed. */
-export function isItsReviewer(person: Person | null, s: RequesterFacts, rules: DecisionRules | null): boolean {
-  return rules !== null && personMayDecide(person, s, rules).ok;
+export function isItsReviewer(person: Person | null, s: RequesterFacts, rules: DecisionRules | null, now: Date): boolean {
+  return rules !== null && personMayDecide(person, s, rules, now).ok;
 }
 
 /** The policy that governs requests like this one now: the request's own, or null if another now matches. */

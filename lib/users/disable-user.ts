@@ -9,13 +9,20 @@ import { inTransaction } from "../db/transaction";
 import { holdAuditHead, recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
 import { AppError } from "../errors";
-import { countActiveAdmins } from "./roles";
+import { countActiveAdmins, inForceAt } from "./roles";
 import { ADMIN_ROLE, emailSchema } from "./schemas";
 
 async function userByEmail(tx: Tx, email: string) {
   const user = await tx.user.findUnique({ where: { email }, select: { id: true, email: true, disabledAt: true } });
   if (!user) throw new AppError("not-found", "no user with that email");
   return user;
+}
+
+/** Marks the account disabled and ends every session it has, at once; returns how many sessions ended. */
+export async function disableAccount(tx: Tx, userId: string, now: Date): Promise<number> {
+  await tx.user.update({ where: { id: userId }, data: { disabledAt: now } });
+  const { count } = await tx.session.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: now } });
+  return count;
 }
 
 export async function disableUser(emailInput: string, actor: Actor): Promise<{ email: string; disabled: true; sessions_revoked: number }> {
@@ -26,10 +33,10 @@ export async function disableUser(emailInput: string, actor: Actor): Promise<{ e
     const user = await userByEmail(tx, email);
     if (user.disabledAt) throw new AppError("conflict", `${email} is already disabled`);
     const now = new Date();
-    await tx.user.update({ where: { id: user.id }, data: { disabledAt: now } });
-    const { count } = await tx.session.updateMany({ where: { userId: user.id, revokedAt: null }, data: { revokedAt: now } });
-    const wasAdmin = (await tx.userRole.count({ where: { userId: user.id, role: ADMIN_ROLE } })) > 0;
-    if (wasAdmin && (await countActiveAdmins(tx)) === 0) {
+    const count = await disableAccount(tx, user.id, now);
+    // An admin role whose time ended (not yet swept) no longer makes them an admin.
+    const wasAdmin = (await tx.userRole.count({ where: { userId: user.id, role: ADMIN_ROLE, ...inForceAt(now) } })) > 0;
+    if (wasAdmin && (await countActiveAdmins(tx, now)) === 0) {
       throw new AppError("last-admin", "cannot disable the last active admin");
     }
     return { email, disabled: true as const, sessions_revoked: count };

@@ -1,21 +1,33 @@
 // Users, roles, services, redaction rules and receipt keys.
 import { addUser } from "@/lib/users/add-user";
 import { grantRole, revokeRole } from "@/lib/users/roles";
-import { createService, disableService, finishRotation, rotateWebhookSecret, updateNotifyWebhookUrl } from "@/lib/services/manage-services";
+import { createService, disableService, updateNotifyWebhookUrl } from "@/lib/services/manage-services";
+import { finishCredentialRotation, RotationInProgressError, rotateCredential } from "@/lib/services/rotate-credential";
+import { AppError } from "@/lib/errors";
 import { rotateReceiptKey } from "@/lib/receipts/signing-keys";
 import { addRedactionRule, listRedactionRules, removeRedactionRule } from "@/lib/redaction-rules/manage-rules";
-import { one, optional, UsageError, type Command } from "./flags";
+import { one, optional, switchFlag, UsageError, withAnywayHint, type Command } from "./flags";
 
 export const coreCommands: Record<string, Command> = {
   "user add": {
-    usage: "user add --email E [--name N] [--password P] [--role R]...",
-    flags: ["email", "name", "password", "role"],
-    run: (f) => addUser({ email: one(f, "email"), name: optional(f, "name"), password: optional(f, "password"), roles: f.get("role") ?? [] }, "cli"),
+    usage: "user add --email E [--name N] [--password P] [--role R]... [--anyway]",
+    // --anyway: give roles no policy uses yet (lib/policies/reachability.ts).
+    flags: ["email", "name", "password", "role", "anyway"],
+    run: (f) =>
+      withAnywayHint(() =>
+        addUser({ email: one(f, "email"), name: optional(f, "name"), password: optional(f, "password"), roles: f.get("role") ?? [] }, "cli", {
+          anyway: switchFlag(f, "anyway"),
+        }),
+      ),
   },
   "role grant": {
-    usage: "role grant --email E --role R",
-    flags: ["email", "role"],
-    run: (f) => grantRole({ email: one(f, "email"), role: one(f, "role") }, "cli"),
+    usage: "role grant --email E --role R [--until ISO] [--anyway]",
+    // --anyway: grant a role no policy uses yet (lib/policies/reachability.ts).
+    flags: ["email", "role", "until", "anyway"],
+    run: (f) =>
+      withAnywayHint(() =>
+        grantRole({ email: one(f, "email"), role: one(f, "role"), until: optional(f, "until"), anyway: switchFlag(f, "anyway") }, "cli"),
+      ),
   },
   "role revoke": {
     usage: "role revoke --email E --role R",
@@ -28,9 +40,27 @@ export const coreCommands: Record<string, Command> = {
     run: (f) => createService({ slug: one(f, "slug"), callbackUrl: optional(f, "callback-url") }, "cli"),
   },
   "service rotate-secret": {
-    usage: "service rotate-secret --slug S [--finish]",
-    flags: ["slug", "finish"],
-    run: (f) => (f.has("finish") ? finishRotation(one(f, "slug"), "cli") : rotateWebhookSecret(one(f, "slug"), "cli")),
+    usage: "service rotate-secret --slug S [--credential webhook-secret|api-token|callback-secret] [--finish]",
+    flags: ["slug", "credential", "finish"],
+    run: async (f) => {
+      const slug = one(f, "slug");
+      const credential = optional(f, "credential") ?? "webhook-secret";
+      try {
+        if (switchFlag(f, "finish")) {
+          const r = await finishCredentialRotation(slug, credential, "cli");
+          return r.credential === "webhook-secret" ? { slug: r.slug, rotation: r.rotation } : r;
+        }
+        const r = await rotateCredential(slug, credential, "cli");
+        // Named as `service add` prints it: webhook_secret, api_token, callback_secret.
+        return { slug: r.slug, [r.credential.replace("-", "_")]: r.value };
+      } catch (e) {
+        if (e instanceof RotationInProgressError) {
+          const flag = credential === "webhook-secret" ? "" : ` --credential ${credential}`;
+          throw new AppError(e.code, `${e.message} (service rotate-secret --slug ${e.slug}${flag} --finish)`);
+        }
+        throw e;
+      }
+    },
   },
   "service disable": {
     usage: "service disable --slug S",

@@ -1,3 +1,6 @@
+import { AppError } from "@/lib/errors";
+import { UnreachableError } from "@/lib/policies/reachability";
+
 // Flag parsing for the admin command line: `--name value`, repeatable flags.
 export type Flags = Map<string, string[]>;
 
@@ -15,6 +18,14 @@ export class CommandOutcome {
   ) {}
 }
 
+/**
+ * Where a command's output goes: the process's streams (scripts/admin.ts),
+ * or a caller's buffers (the browser tests' worker, in-process tests).
+ * stdout may return a promise: wait for it before writing more (a stream
+ * that is full, e.g. `audit export` of a long chain into a slow pipe).
+ */
+export type AdminOutput = { stdout: (text: string) => void | Promise<void>; stderr: (text: string) => void };
+
 export type Command = {
   usage: string;
   flags: string[];
@@ -22,10 +33,15 @@ export type Command = {
   args?: string[];
   /** Runs without a database: prepareDatabase() is skipped (e.g. `policy check`). */
   offline?: boolean;
-  run: (f: Flags, args: string[]) => Promise<unknown>;
+  /** What it returns is printed as JSON; `out` is for what it prints itself (a stream of lines, a warning). */
+  run: (f: Flags, args: string[], out: AdminOutput) => Promise<unknown>;
 };
 
-export function parseArgs(argv: string[]): { words: string[]; flags: Flags } {
+/**
+ * `variadic`: flags that take every word after them up to the next flag
+ * (`audit verify --archive a.jsonl b.jsonl`).
+ */
+export function parseArgs(argv: string[], variadic: ReadonlySet<string> = VARIADIC): { words: string[]; flags: Flags } {
   const words: string[] = [];
   const flags: Flags = new Map();
   for (let i = 0; i < argv.length; i++) {
@@ -35,12 +51,16 @@ export function parseArgs(argv: string[]): { words: string[]; flags: Flags } {
       const next = argv[i + 1];
       const value = inline ?? (next !== undefined && !next.startsWith("--") ? (i++, next) : "true");
       flags.set(name, [...(flags.get(name) ?? []), value]);
+      while (variadic.has(name) && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith("--")) flags.get(name)!.push(argv[++i]!);
     } else {
       words.push(arg);
     }
   }
   return { words, flags };
 }
+
+/** Flags of any command that take several values after them. */
+const VARIADIC: ReadonlySet<string> = new Set(["archive"]);
 
 export function one(flags: Flags, name: string): string {
   const v = flags.get(name);
@@ -60,4 +80,29 @@ export function optional(flags: Flags, name: string): string | undefined {
 export function asksForHelp(argv: string[]): boolean {
   const { words, flags } = parseArgs(argv);
   return flags.has("help") || words.includes("-h") || (words.length === 1 && words[0] === "help");
+}
+
+/** A flag that takes no value, such as `--anyway`: present or not. */
+export function switchFlag(flags: Flags, name: string): boolean {
+  const v = flags.get(name);
+  if (!v) return false;
+  if (v.length > 1) throw new UsageError(`--${name} given more than once`);
+  if (v[0] !== "true") throw new UsageError(`--${name} takes no value`);
+  return true;
+}
+
+/**
+ * A refusal of a change nobody could satisfy (lib/policies/reachability.ts),
+ * with the command line's way round it: `--anyway`.
+ */
+export function withAnywayHint<T>(run: () => Promise<T>): Promise<T> {
+  return run().catch((e: unknown) => {
+    if (e instanceof UnreachableError) {
+      // A policy waits for roles to be granted; a grant or a mapping for a policy to be written.
+      const way =
+        e.what === "policy" ? "To save it all the same (roles you will grant later)" : "To go ahead all the same (a policy you will write later)";
+      throw new AppError(e.code, `${e.message} ${way}, add --anyway.`);
+    }
+    throw e;
+  });
 }

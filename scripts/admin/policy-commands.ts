@@ -6,39 +6,50 @@ import { deletePolicy } from "@/lib/policies/delete-policy";
 import { listPolicies, policyJson } from "@/lib/policies/list-policies";
 import { whichPolicy } from "@/lib/policies/which-policy";
 import { PolicyFileError, readPolicyFile } from "@/lib/policies/policy-file";
+import { policyFileNotes } from "@/lib/policies/sync-policy-file";
 import { POLICY_FIELDS, splitRoles } from "@/lib/policies/schemas";
 import { listStanding, revokeStanding } from "@/lib/standing/standing-approvals";
-import { one, optional, type Command } from "./flags";
+import { one, optional, switchFlag, withAnywayHint, type Command } from "./flags";
 
 export const policyCommands: Record<string, Command> = {
   "policy set": {
     usage:
-      "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P] [--remind-at F1,F2] [--escalate-after SECONDS --escalate-to-roles R1,R2] [--slack-channel C|#name] [--standing-max-ttl SECONDS] [--require-passkey true|false] [--min-review-seconds SECONDS] [--require-full-view true|false]",
-    // A field's flag is its name with dashes: remind_at → --remind-at.
-    flags: POLICY_FIELDS.map((f) => f.replaceAll("_", "-")),
+      "policy set --name N --tool GLOB [--service S] [--effects E] --roles R1,R2 --quorum Q --ttl SECONDS [--priority P] [--remind-at F1,F2] [--escalate-after SECONDS --escalate-to-roles R1,R2] [--slack-channel C|#name] [--standing-max-ttl SECONDS] [--require-passkey true|false] [--min-review-seconds SECONDS] [--require-full-view true|false] [--anyway]",
+    // A field's flag is its name with dashes: remind_at → --remind-at. --anyway saves a policy nobody
+    // could satisfy yet (lib/policies/reachability.ts).
+    flags: [...POLICY_FIELDS.map((f) => f.replaceAll("_", "-")), "anyway"],
     run: async (f) => {
-      const { change, policy } = await setPolicy(
-        {
-          name: one(f, "name"),
-          tool: one(f, "tool"),
-          service: optional(f, "service"),
-          effects: optional(f, "effects"),
-          roles: splitRoles(one(f, "roles")),
-          quorum: one(f, "quorum"),
-          ttl: one(f, "ttl"),
-          priority: optional(f, "priority"),
-          remind_at: optional(f, "remind-at"),
-          escalate_after: optional(f, "escalate-after"),
-          escalate_to_roles: optional(f, "escalate-to-roles"),
-          slack_channel: optional(f, "slack-channel"),
-          standing_max_ttl: optional(f, "standing-max-ttl"),
-          require_passkey: optional(f, "require-passkey"),
-          min_review_seconds: optional(f, "min-review-seconds"),
-          require_full_view: optional(f, "require-full-view"),
-        },
-        "cli",
+      const anyway = switchFlag(f, "anyway");
+      const { change, policy, notes, overridden } = await withAnywayHint(() =>
+        setPolicy(
+          {
+            name: one(f, "name"),
+            tool: one(f, "tool"),
+            service: optional(f, "service"),
+            effects: optional(f, "effects"),
+            roles: splitRoles(one(f, "roles")),
+            quorum: one(f, "quorum"),
+            ttl: one(f, "ttl"),
+            priority: optional(f, "priority"),
+            remind_at: optional(f, "remind-at"),
+            escalate_after: optional(f, "escalate-after"),
+            escalate_to_roles: optional(f, "escalate-to-roles"),
+            slack_channel: optional(f, "slack-channel"),
+            standing_max_ttl: optional(f, "standing-max-ttl"),
+            require_passkey: optional(f, "require-passkey"),
+            min_review_seconds: optional(f, "min-review-seconds"),
+            require_full_view: optional(f, "require-full-view"),
+          },
+          "cli",
+          { anyway },
+        ),
       );
-      return { change, policy: policyJson(policy) };
+      return {
+        change,
+        policy: policyJson(policy),
+        ...(overridden.length ? { saved_anyway: overridden.map((p) => p.message) } : {}),
+        ...(notes.length ? { notes } : {}),
+      };
     },
   },
   "policy list": {
@@ -89,7 +100,14 @@ export const policyCommands: Record<string, Command> = {
     offline: true,
     run: async (_f, [file]) => {
       try {
-        return { ok: true, policies: readPolicyFile(file!).policies.length };
+        const checked = readPolicyFile(file!);
+        const notes = policyFileNotes(checked);
+        return {
+          ok: true,
+          policies: checked.policies.length,
+          ...(checked.groups.length ? { group_mappings: checked.groups.length } : {}),
+          ...(notes.length ? { notes } : {}),
+        };
       } catch (e) {
         if (e instanceof PolicyFileError) throw new AppError("invalid-request", e.message);
         throw e;

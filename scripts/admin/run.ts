@@ -5,13 +5,23 @@ import { AppError, issuesOf } from "@/lib/errors";
 import { ConfigError } from "@/lib/env";
 import { prepareDatabase } from "@/lib/startup/prepare";
 import { db } from "@/lib/db/client";
-import { asksForHelp, CommandOutcome, parseArgs, UsageError, type Command } from "./flags";
+import { asksForHelp, CommandOutcome, parseArgs, UsageError, type AdminOutput, type Command } from "./flags";
 import { coreCommands } from "./core-commands";
 import { auditCommands } from "./audit-commands";
 import { policyCommands, ruleCommands } from "./policy-commands";
 import { userCommands } from "./user-commands";
+import { directoryCommands } from "./directory-commands";
+import { backupCommands } from "./backup-commands";
 
-const COMMANDS: Record<string, Command> = { ...coreCommands, ...auditCommands, ...policyCommands, ...ruleCommands, ...userCommands };
+const COMMANDS: Record<string, Command> = {
+  ...coreCommands,
+  ...auditCommands,
+  ...policyCommands,
+  ...ruleCommands,
+  ...userCommands,
+  ...directoryCommands,
+  ...backupCommands,
+};
 
 function usage(): string {
   return ["usage: npm run admin -- <command>", ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join("\n");
@@ -31,8 +41,7 @@ function describe(e: unknown): string {
   return `unexpected error: ${e instanceof Error ? e.message : String(e)}`;
 }
 
-/** Where a command's output goes: the process's streams, or a caller's buffers. */
-export type AdminOutput = { stdout: (text: string) => void; stderr: (text: string) => void };
+export type { AdminOutput };
 
 /**
  * Runs one admin command and returns its exit code. `keepConnection` leaves
@@ -41,26 +50,28 @@ export type AdminOutput = { stdout: (text: string) => void; stderr: (text: strin
  */
 export async function runAdmin(argv: string[], out: AdminOutput, { keepConnection = false } = {}): Promise<number> {
   const { words, flags } = parseArgs(argv);
-  const name = words.slice(0, 2).join(" ");
+  // Two words ("audit verify") or one ("backup").
+  const name = [words.slice(0, 2).join(" "), words[0] ?? ""].find((n) => n in COMMANDS) ?? words.slice(0, 2).join(" ");
   const command = COMMANDS[name];
+  const nameWords = name.split(" ").length;
   // Asking for help is not a mistake: usage on stdout, exit 0.
   if (asksForHelp(argv)) {
-    out.stdout((command ? `usage: npm run admin -- ${command.usage}` : usage()) + "\n");
+    await out.stdout((command ? `usage: npm run admin -- ${command.usage}` : usage()) + "\n");
     return 0;
   }
   try {
-    if (!command || words.length !== 2 + (command.args?.length ?? 0)) {
+    if (!command || words.length !== nameWords + (command.args?.length ?? 0)) {
       throw new UsageError(words.length ? `unknown command: ${words.join(" ")}` : "no command");
     }
     const unknown = [...flags.keys()].filter((k) => !command.flags.includes(k));
     if (unknown.length) throw new UsageError(`unknown flag: --${unknown.join(", --")}`);
     if (!command.offline) await prepareDatabase();
-    const result = await command.run(flags, words.slice(2));
+    const result = await command.run(flags, words.slice(nameWords), out);
     if (result instanceof CommandOutcome) {
-      if (result.body !== undefined) out.stdout(JSON.stringify(result.body) + "\n");
+      if (result.body !== undefined) await out.stdout(JSON.stringify(result.body) + "\n");
       return result.exitCode;
     }
-    out.stdout(JSON.stringify(result) + "\n");
+    await out.stdout(JSON.stringify(result) + "\n");
     return 0;
   } catch (e) {
     out.stderr(`error: ${describe(e)}\n`);

@@ -29,7 +29,14 @@ export const userCommands: Record<string, Command> = {
         email: u.email,
         name: u.name,
         disabled: u.disabled,
-        roles: u.roles.map((r) => r.role),
+        roles: [...new Set(u.roles.map((r) => r.role))],
+        // The ones held through a directory group, each with its groups.
+        roles_via_group: u.roles.reduce<Record<string, string[]>>(
+          (acc, r) => (r.viaGroup ? { ...acc, [r.role]: [...(acc[r.role] ?? []), r.viaGroup] } : acc),
+          {},
+        ),
+        // The time-bound ones, each with its end.
+        roles_until: Object.fromEntries(u.roles.flatMap((r) => (r.until ? [[r.role, r.until.toISOString()]] : []))),
         last_sign_in_at: u.lastSignInAt?.toISOString() ?? null,
         slack: u.slack ? { user_id: u.slack.userId, linked_at: u.slack.linkedAt?.toISOString() ?? null } : null,
       })),

@@ -68,10 +68,11 @@ async function setup(out: string) {
   await db().service.updateMany({ data: { rateLimitPerMinute: 100_000_000 } });
   // The realistic mix: four-eyes on money and destructive infrastructure
   // changes, the default policy (one reviewer, 1 h) for the rest.
-  await setPolicy({ name: "payments-four-eyes", tool: "payments.*", roles: ["reviewer"], quorum: 2, ttl: 24 * 3600 }, "cli");
+  await setPolicy({ name: "payments-four-eyes", tool: "payments.*", roles: ["reviewer"], quorum: 2, ttl: 24 * 3600 }, "cli", { anyway: true });
   await setPolicy(
     { name: "infra-destructive", tool: "*", service: "infra-agent", effects: "destructive", roles: ["reviewer", "sre"], quorum: 2, ttl: 4 * 3600 },
     "cli",
+    { anyway: true },
   );
   const reviewers: string[] = [];
   const password = randomBytes(18).toString("base64url");
@@ -105,7 +106,7 @@ async function webhooks(setupPath: string, n: number, out: string) {
  */
 async function quietWebhooks(setupPath: string, n: number, out: string) {
   const { services } = readSetup(setupPath);
-  await setPolicy({ name: "quiet", tool: "quiet.*", roles: ["quiet-reviewer"], quorum: 1, ttl: 3600 }, "cli");
+  await setPolicy({ name: "quiet", tool: "quiet.*", roles: ["quiet-reviewer"], quorum: 1, ttl: 3600 }, "cli", { anyway: true });
   for (const name of ["quiet1", "quiet2"]) {
     const u = await addUser({ email: `${name}@bench.example`, roles: ["quiet-reviewer"] }, "cli");
     await db().user.update({ where: { id: u.id }, data: { notifyEmail: false, notifyPush: false, notifySlack: false } });

@@ -1,7 +1,8 @@
 // docs/configuration.md, generated from the configuration's schema
-// (lib/env.ts): every variable with its default, what it accepts and what it
-// does, grouped as ENV_GROUPS says. `npm run docs:config` writes it;
-// test/docs/configuration-doc.unit.test.ts fails when it is out of date.
+// (lib/env.ts, its variables by group in lib/env/): every variable with its
+// default, what it accepts and what it does, grouped as ENV_GROUPS says.
+// `npm run docs:config` writes it; test/docs/configuration-doc.unit.test.ts
+// fails when it is out of date.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,7 +39,7 @@ export function renderConfiguration(): string {
   const rows = new Map<string, string[]>();
   for (const [name, field] of Object.entries(envSchema.shape)) {
     const meta = (field as z.ZodType).meta() as EnvDoc | undefined;
-    if (!meta?.group || !meta.description) throw new Error(`lib/env.ts: ${name} has no documentation (doc(group, description))`);
+    if (!meta?.group || !meta.description) throw new Error(`lib/env/: ${name} has no documentation (doc(group, description))`);
     const s = json.properties[name] ?? {};
     const fallback = meta.defaultNote ?? (s.default !== undefined ? `\`${String(s.default)}\`` : "—");
     const list = rows.get(meta.group) ?? [];

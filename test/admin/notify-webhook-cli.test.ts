@@ -1,31 +1,24 @@
-// `service set-notify-webhook` on the admin command line, as an operator runs
-// it in production (loopback refused) on a real SQLite file: it saves, shows
+// `service set-notify-webhook` on the admin command line, through its
+// dispatcher in this process, configured as in production (loopback refused),
+// on a real SQLite file: it saves, shows
 // and clears a service's notification webhook URL, refuses a blocked address
 // or a missing choice with nothing changed, and each change is one audit event.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSecrets } from "@/lib/local-secrets";
 import { useFreshDatabase } from "../helpers/databases";
-import { runAdminCli } from "../helpers/admin-cli";
+import { adminInProcess as adminCli } from "../helpers/admin-cli";
 
 describe("admin command line: service set-notify-webhook (sqlite)", () => {
   let ctx: Awaited<ReturnType<typeof useFreshDatabase>>;
   const secrets = generateSecrets();
-  const dir = mkdtempSync(join(tmpdir(), "cs-notify-cli-"));
 
   beforeAll(async () => {
-    Object.assign(process.env, secrets);
+    // Before lib/env is first read: production's configuration, loopback refused.
+    Object.assign(process.env, secrets, { NODE_ENV: "production" });
+    delete process.env.CALLBACK_ALLOW_LOOPBACK;
     ctx = await useFreshDatabase("sqlite");
   });
   afterAll(async () => ctx?.close());
-
-  function adminCli(args: string[]) {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...secrets, DATABASE_URL: ctx.url, COUNTERSIGN_DATA_DIR: dir, NODE_ENV: "production" };
-    delete env.CALLBACK_ALLOW_LOOPBACK;
-    return runAdminCli(args, env);
-  }
 
   const stored = async (slug: string) => (await ctx.db.service.findUniqueOrThrow({ where: { slug } })).notifyWebhookUrl;
 

@@ -1,29 +1,23 @@
 // `rule list` and `rule revoke` on the admin command line (docs/standing-approvals.md),
-// as an operator runs them, on a real SQLite file: the list shows a standing
+// through its dispatcher in this process, on a real SQLite file: the list shows a standing
 // approval with its pins in words, the revocation takes effect for the next
 // request and is one audit event by "cli", and a second revocation or an
 // unknown id is refused with nothing changed.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSecrets } from "@/lib/local-secrets";
 import { useFreshDatabase } from "../helpers/databases";
-import { runAdminCli } from "../helpers/admin-cli";
+import { adminInProcess as adminCli } from "../helpers/admin-cli";
 
 describe("admin command line: rule list, rule revoke (sqlite)", () => {
   let ctx: Awaited<ReturnType<typeof useFreshDatabase>>;
   const secrets = generateSecrets();
-  const dir = mkdtempSync(join(tmpdir(), "cs-rule-cli-"));
 
   beforeAll(async () => {
     Object.assign(process.env, secrets);
     ctx = await useFreshDatabase("sqlite");
   });
   afterAll(async () => ctx?.close());
-
-  const adminCli = (args: string[]) => runAdminCli(args, { ...process.env, ...secrets, DATABASE_URL: ctx.url, COUNTERSIGN_DATA_DIR: dir });
 
   it("lists a standing approval, revokes it for the next request, and refuses a second revocation or an unknown id", async () => {
     const f = await import("../helpers/fixtures");

@@ -22,6 +22,8 @@ export function usersSuite(provider: Provider, enabled = true) {
       roles = await import("@/lib/users/roles");
       sessions = await import("@/lib/auth/sessions");
       ({ listUsers } = await import("@/lib/users/list-users"));
+      // The role granted below is used by a policy (granting one nobody uses needs "anyway": test/policies/reachability.suite.ts).
+      await f.makePolicy({ tool: "users-suite.*", roles: ["payments"], quorum: 1 });
     });
     afterAll(async () => ctx?.close());
 
@@ -123,6 +125,40 @@ export function usersSuite(provider: Provider, enabled = true) {
         orderBy: { seq: "asc" },
       });
       expect(JSON.parse(grant.data)).toEqual({ user: admin.email, role: "payments", selfGrant: true });
+    });
+
+    it("finds users a page at a time, by part of an email or a name in any case, and reads the page's query strictly", async () => {
+      const { findUsers, usersQuerySchema, USERS_PAGE_SIZE } = await import("@/lib/users/list-users");
+      const { addUser } = await import("@/lib/users/add-user");
+      const tag = `pg${f.uid()}`.toLowerCase();
+      const made: string[] = [];
+      for (let i = 0; i < USERS_PAGE_SIZE + 3; i++) made.push((await f.makeUser([], `${tag}-${String(i).padStart(3, "0")}@example.com`)).email);
+      await addUser({ email: `someone-${f.uid()}@example.com`, name: `Ada ${tag.toUpperCase()} Lovelace`, roles: [] }, "cli", { anyway: true });
+
+      const first = await findUsers({ q: tag, page: 1 });
+      expect(first).toMatchObject({ total: USERS_PAGE_SIZE + 4, page: 1, pages: 2, q: tag });
+      expect(first.users.map((u) => u.email)).toEqual(made.slice(0, USERS_PAGE_SIZE));
+      const second = await findUsers({ q: tag.toUpperCase(), page: 2 });
+      expect(second.users.map((u) => u.email)).toEqual([...made.slice(USERS_PAGE_SIZE), expect.stringMatching(/^someone-/)]);
+      expect(second.users.at(-1)!.name).toBe(`Ada ${tag.toUpperCase()} Lovelace`);
+      // Found by the name alone, in another case; past the last page, the last page.
+      const byName = await findUsers({ q: `ada ${tag} LOVE`, page: 9 });
+      expect(byName).toMatchObject({ total: 1, page: 1, pages: 1 });
+      expect(await findUsers({ q: `${tag}-none`, page: 1 })).toMatchObject({ total: 0, page: 1, pages: 1, users: [] });
+      // LIKE's wildcards in a search are plain characters.
+      expect((await findUsers({ q: `${tag}-00%`, page: 1 })).total).toBe(0);
+
+      expect(usersQuerySchema.parse({ q: "  ", page: undefined })).toEqual({ q: undefined, page: 1 });
+      for (const [input, message] of [
+        [{ page: "0" }, "pages start at 1"],
+        [{ page: "two" }, "page must be a number"],
+        [{ page: "1.5" }, "page must be a whole number"],
+        [{ q: "x".repeat(201) }, "the search is limited to 200 characters"],
+      ] as const) {
+        const r = usersQuerySchema.safeParse(input);
+        expect(r.success).toBe(false);
+        expect(r.error!.issues.map((i) => i.message)).toEqual([message]);
+      }
     });
   });
 }

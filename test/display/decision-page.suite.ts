@@ -87,8 +87,10 @@ export function decisionPageSuite(provider: Provider) {
         health.push(performance.now() - t0);
       }
       for (const html of await pages) expect(Buffer.byteLength(html)).toBeLessThan(1024 * 1024);
-      // Before the bound a single such page blocked the event loop for seconds (31 s with three).
-      expect(Math.max(...health), `health check latencies: ${health.map(Math.round).join(", ")} ms`).toBeLessThan(1500);
+      // Before the bound a single such page blocked the event loop for seconds (31 s with three). This guards
+      // against that order of regression on a machine as busy as a full test run makes it; the figure itself
+      // (tens of milliseconds when idle) is the bench's "Health check while 3 decision pages render".
+      expect(Math.max(...health), `health check latencies: ${health.map(Math.round).join(", ")} ms`).toBeLessThan(5000);
     });
 
     it("pages through the big array on demand: bounded pages, in order, to the last element", async () => {
@@ -215,6 +217,25 @@ export function decisionPageSuite(provider: Provider) {
       const queue = visibleText(await (await get(`/approvals?service=${serviceSlug}`)).text());
       expect(queue).toContain("⟨U+2067⟩");
       expect(queue).not.toMatch(/[\u2067\u3164]/);
+    });
+
+    it("says a request's arguments were purged by retention, and shows none of them", async () => {
+      const marker = `PURGE-ME-${f.uid()}`;
+      const id = await ask({ note: marker });
+      const { db } = await import("@/lib/db/client");
+      const row = await db().approval.findUniqueOrThrow({ where: { id }, select: { serviceId: true } });
+      const { cancelApproval } = await import("@/lib/approvals/cancel-approval");
+      await cancelApproval({ id: row.serviceId, slug: serviceSlug }, id);
+      expect(await (await get(`/approvals/${id}`)).text()).toContain(marker);
+      // As if it had been decided two years ago (the app's database is shared: only this request is that old).
+      await db().approval.update({ where: { id }, data: { decidedAt: new Date(Date.now() - 730 * 86_400_000) } });
+      const { purgeExpiredArguments } = await import("@/lib/retention/purge-arguments");
+      const { purged } = await purgeExpiredArguments({ days: 365 });
+      expect(purged).toBeGreaterThanOrEqual(1);
+      const html = await (await get(`/approvals/${id}`)).text();
+      expect(html).toContain('data-testid="args-purged"');
+      expect(visibleText(html)).toContain("its arguments are no longer kept");
+      expect(html).not.toContain(marker);
     });
   });
 }

@@ -1,5 +1,5 @@
 // docs/configuration.md is generated from the configuration's schema
-// (lib/env.ts, scripts/docs/configuration.ts): it must be what the generator
+// (lib/env.ts and lib/env/, scripts/docs/configuration.ts): it must be what the generator
 // writes now, and it must list every variable the schema reads.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -32,15 +32,22 @@ function run(command: string, env: Record<string, string>): Running {
   return { child, output: () => out, exited: new Promise((r) => child.once("exit", (code) => r(code ?? 1))) };
 }
 
-const stop = (r: Running | undefined) => {
-  if (r && r.child.exitCode === null) {
-    try {
-      process.kill(-r.child.pid!, "SIGTERM");
-    } catch {
-      // already gone
-    }
+const signalGroup = (r: Running, signal: NodeJS.Signals) => {
+  try {
+    process.kill(-r.child.pid!, signal);
+  } catch {
+    // already gone
   }
 };
+
+/** Stops a command's whole process group and waits for it: nothing it started outlives the test. */
+async function stop(r: Running | undefined): Promise<void> {
+  if (!r || r.child.exitCode !== null) return;
+  signalGroup(r, "SIGTERM");
+  const exited = await Promise.race([r.exited.then(() => true), new Promise<false>((res) => setTimeout(() => res(false), 15_000))]);
+  // The group, not only its leader: the server is a grandchild of `sh`.
+  signalGroup(r, exited ? "SIGTERM" : "SIGKILL");
+}
 
 async function until(r: Running, pattern: RegExp, ms: number): Promise<RegExpMatchArray> {
   const deadline = Date.now() + ms;
@@ -57,10 +64,9 @@ describe("the README's commands", () => {
   const database = join(dataDir, "countersign.db");
   let server: Running | undefined;
   let agent: Running | undefined;
-  afterAll(() => {
-    stop(agent);
-    stop(server);
-  });
+  afterAll(async () => {
+    await Promise.all([stop(agent), stop(server)]);
+  }, 40_000);
 
   it("are the two commands, the demo agent, the tests and one admin command", () => {
     expect(commands).toEqual([

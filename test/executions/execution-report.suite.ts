@@ -443,7 +443,12 @@ export function executionReportSuite(provider: Provider) {
 
         // Reported, it leaves the list.
         expect((await report(stale, goodReport({ finished_at: new Date(Date.now() - 3600_000).toISOString() }))).status).toBe(200);
-        expect((await page("/admin/executions", adminCookie)).html).not.toContain(stale);
+        const after = (await page("/admin/executions", adminCookie)).html;
+        expect(after).not.toContain(stale);
+        // Nothing left: the page says what would show up here and how executors report.
+        expect(after).toContain('data-testid="no-unreported"');
+        expect(after).toContain("A request shows up here when an executor consumed an approval and sent no report within");
+        expect(after).toContain("<code>reportExecution</code>");
       });
     });
   });

@@ -4,13 +4,15 @@
 // address) and per (account, address), counted in the database (on
 // PostgreSQL the attempts alternate between two instances); a flood of wrong
 // passwords slows an account but does not lock its owner out; the answer never
-// tells whether an email exists; sign-ins and failures are audited, and
-// rate-limited attempts are counted per minute rather than audited one by one.
+// tells whether an email exists; sign-ins, failures and sign-outs are audited
+// (a sign-in and a sign-out as the user's own acts), and rate-limited attempts
+// are counted per minute rather than audited one by one.
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { appFor } from "../helpers/app";
 import type { Provider } from "../helpers/databases";
-import { loopbackAddress, signInFrom } from "../helpers/from-address";
+import { csrfFrom, loopbackAddress, send, signInFrom } from "../helpers/from-address";
+import { serverActionId } from "../helpers/server-action";
 import { refusalSnapshot, refusalsSince } from "../helpers/refusals";
 import { ACCOUNT_FREE_FAILURES, accountDelayMs, SIGNIN_PER_ADDRESS_PER_MINUTE } from "@/lib/auth/sign-in-limits";
 
@@ -48,13 +50,67 @@ export function signInSuite(provider: Provider) {
 
       const events = await db.auditEvent.findMany({ where: { type: { in: ["user.signed_in", "user.sign_in_failed"] } }, orderBy: { seq: "asc" } });
       const mine = events
-        .map((e) => ({ type: e.type, data: JSON.parse(e.data) as Record<string, string> }))
+        .map((e) => ({ type: e.type, actor: e.actor, data: JSON.parse(e.data) as Record<string, string> }))
         .filter((e) => [user.email, unknown].includes(e.data.user!));
+      // A sign-in is the user's own act; a refused one is the system's record.
       expect(mine).toEqual([
-        { type: "user.sign_in_failed", data: { user: user.email, method: "credentials" } },
-        { type: "user.sign_in_failed", data: { user: unknown, method: "credentials" } },
-        { type: "user.signed_in", data: { user: user.email, method: "credentials" } },
+        { type: "user.sign_in_failed", actor: "system", data: { user: user.email, method: "credentials" } },
+        { type: "user.sign_in_failed", actor: "system", data: { user: unknown, method: "credentials" } },
+        { type: "user.signed_in", actor: `user:${user.email}`, data: { user: user.email, method: "credentials" } },
       ]);
+    });
+
+    it("records a sign-out as the user's own act, naming them as a sign-in does, from the header's button and from Auth.js's endpoint", async () => {
+      const signedOut = async (user: string) =>
+        (await db.auditEvent.findMany({ where: { type: "user.signed_out" }, orderBy: { seq: "asc" } }))
+          .map((e) => ({ actor: e.actor, data: JSON.parse(e.data) as Record<string, string> }))
+          .filter((e) => e.data.user === user);
+      const stillSignedIn = async (session: string) =>
+        (await fetch(`${bases[0]}/approvals`, { headers: { cookie: session }, redirect: "manual" })).status === 200;
+
+      // The header's "Sign out" button: its server action, as the browser posts it (the form's data, no state).
+      const password = newPassword();
+      const viaButton = await addUser({ email: email("leaves"), password, roles: ["reviewer"] }, "cli");
+      const from = loopbackAddress();
+      const first = await signInFrom(bases[0]!, from, viaButton.email, password);
+      expect(first.ok).toBe(true);
+      expect(await stillSignedIn(first.session!)).toBe(true);
+      const button = await fetch(`${bases[0]}/approvals`, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          accept: "text/x-component",
+          "next-action": serverActionId("app/actions/auth.ts", "signOutAction"),
+          cookie: first.session!,
+          origin: new URL(bases[0]!).origin,
+        },
+        body: (() => {
+          const form = new FormData();
+          form.set("0", JSON.stringify(["$K1"]));
+          return form;
+        })(),
+      });
+      expect(button.status).toBeLessThan(400);
+      expect(await signedOut(viaButton.email)).toEqual([{ actor: `user:${viaButton.email}`, data: { user: viaButton.email } }]);
+      expect(await stillSignedIn(first.session!)).toBe(false);
+
+      // Auth.js's own sign-out endpoint (a form post with its CSRF token): the same record.
+      const other = await addUser({ email: email("leaves-too"), password, roles: ["reviewer"] }, "cli");
+      const second = await signInFrom(bases[1]!, from, other.email, password);
+      expect(second.ok).toBe(true);
+      const csrf = await csrfFrom(bases[1]!, from);
+      const out = await send(bases[1]!, "/api/auth/signout", {
+        from,
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          cookie: [second.session!, ...csrf.cookies.map((c) => c.split(";")[0])].join("; "),
+        },
+        body: new URLSearchParams({ csrfToken: csrf.token }).toString(),
+      });
+      expect(out.status).toBe(302);
+      expect(await signedOut(other.email)).toEqual([{ actor: `user:${other.email}`, data: { user: other.email } }]);
+      expect(await stillSignedIn(second.session!)).toBe(false);
     });
 
     // docs/security.md replaced the old rule (10 failures a minute locked the account, even

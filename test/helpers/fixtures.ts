@@ -11,8 +11,9 @@ import { approvalRequestedSchema } from "@/lib/approvals/schemas";
 
 export const uid = () => randomBytes(5).toString("hex");
 
+/** A user holding `roles`, whether or not a policy uses them yet (tests make the policy after the reviewers). */
 export async function makeUser(roles: string[] = ["reviewer"], email = `u-${uid()}@example.com`) {
-  return addUser({ email, roles }, "cli");
+  return addUser({ email, roles }, "cli", { anyway: true });
 }
 
 export async function makeService() {

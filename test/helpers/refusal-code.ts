@@ -7,3 +7,10 @@ export const refusal = (p: Promise<unknown>): Promise<string> =>
     () => "accepted",
     (e: { code?: string; name?: string }) => e.code ?? e.name ?? "error",
   );
+
+/** The same, with the refusal's message: `{ code, message }`, or "accepted". */
+export const refusalWithMessage = (p: Promise<unknown>) =>
+  p.then(
+    () => "accepted" as const,
+    (e: { code?: string; message?: string }) => ({ code: e.code, message: e.message }),
+  );

@@ -8,9 +8,11 @@ import { join } from "node:path";
 
 type Manifest = { node: Record<string, { filename: string; exportedName: string }> };
 
-export function serverActionId(filename: string, exportedName: string): string {
+/** `manifestText`: another build's server-reference-manifest.json (a container's); by default this checkout's build. */
+export function serverActionId(filename: string, exportedName: string, manifestText?: string): string {
   const dist = process.env.NEXT_DIST_DIR ?? ".next";
-  const manifest = JSON.parse(readFileSync(join(process.cwd(), dist, "server", "server-reference-manifest.json"), "utf8")) as Manifest;
+  const text = manifestText ?? readFileSync(join(process.cwd(), dist, "server", "server-reference-manifest.json"), "utf8");
+  const manifest = JSON.parse(text) as Manifest;
   const hit = Object.entries(manifest.node).find(([, v]) => v.filename === filename && v.exportedName === exportedName);
   if (!hit) throw new Error(`no server action ${exportedName} in ${filename} in the build`);
   return hit[0];

@@ -10,7 +10,7 @@ import { generateSecrets } from "@/lib/local-secrets";
 import { parsePolicyFile } from "@/lib/policies/policy-file";
 import { policyInputSchema } from "@/lib/policies/schemas";
 import { useFreshDatabase } from "../helpers/databases";
-import { runAdminCli } from "../helpers/admin-cli";
+import { adminInProcess } from "../helpers/admin-cli";
 
 const base = { name: "pay", tool: "payments.*", roles: ["payments"], quorum: 1, ttl: 3600 };
 const issuesOf = (input: Record<string, unknown>): string[] => {
@@ -54,9 +54,8 @@ describe("min_review_seconds and require_full_view: POLICY_FILE and the admin co
   });
   afterAll(async () => ctx?.close());
 
-  function adminCli(args: string[]) {
-    return runAdminCli(args, { ...process.env, ...secrets, DATABASE_URL: ctx.url, COUNTERSIGN_DATA_DIR: dir });
-  }
+  /** The admin command line's dispatcher, in this process, on this test's database. */
+  const adminCli = adminInProcess;
 
   it("syncs the fields from a policy file, then finds nothing to change, and a change replaces the policy", async () => {
     const { readPolicyFile } = await import("@/lib/policies/policy-file");
@@ -90,7 +89,7 @@ describe("min_review_seconds and require_full_view: POLICY_FILE and the admin co
 
   it("sets them with `policy set`, shows them in `policy list` and `policy test`, and refuses a bad value", async () => {
     const flags = ["--tool", "ops.*", "--roles", "ops", "--quorum", "1", "--ttl", "600"];
-    const set = await adminCli(["policy", "set", "--name", "ops", ...flags, "--min-review-seconds", "20", "--require-full-view", "true"]);
+    const set = await adminCli(["policy", "set", "--anyway", "--name", "ops", ...flags, "--min-review-seconds", "20", "--require-full-view", "true"]);
     expect(set.code, set.stderr).toBe(0);
     expect(JSON.parse(set.stdout)).toMatchObject({ change: "created", policy: { name: "ops", min_review_seconds: 20, require_full_view: true } });
     const list = await adminCli(["policy", "list"]);
@@ -100,7 +99,7 @@ describe("min_review_seconds and require_full_view: POLICY_FILE and the admin co
     });
     const which = await adminCli(["policy", "test", "--service", "any", "--tool", "ops.restart"]);
     expect(JSON.parse(which.stdout).policy).toMatchObject({ name: "ops", min_review_seconds: 20, require_full_view: true });
-    const bad = await adminCli(["policy", "set", "--name", "ops", ...flags, "--min-review-seconds", "99999"]);
+    const bad = await adminCli(["policy", "set", "--anyway", "--name", "ops", ...flags, "--min-review-seconds", "99999"]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr + bad.stdout).toContain("min_review_seconds: must be at most 3600");
     expect(await ctx.db.policy.findUniqueOrThrow({ where: { name: "ops" } })).toMatchObject({ minReviewSeconds: 20 });

@@ -1,10 +1,13 @@
 // Reminders and escalation end to end (docs/notifications.md): the built app
 // (two instances on PostgreSQL) with a real SMTP server and a Standard
-// Webhooks receiver. Requests live 10 s; the background worker ticks every
-// second. Reminders reach exactly those who may still decide, at the
-// policy's fractions of the TTL, once each; nothing goes out after a
-// decision; an escalation adds its roles once, tells the newly eligible, who
-// can then approve through the normal review.
+// Webhooks receiver. The test holds the clock: requests live an hour, so
+// nothing falls due by itself; the test checks when each follow-up was
+// scheduled (the policy's fractions of the TTL, escalate_after), then brings
+// it due by moving its trigger's due time to now, and the app's background
+// worker (ticking every second) does the rest. Reminders reach exactly those
+// who may still decide, once each; nothing goes out after a decision; an
+// escalation adds its roles once, tells the newly eligible, who can then
+// approve through the normal review.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PG_TEST_URL, type Provider } from "../helpers/databases";
 import { useNotifyingApps, type NotifyingApps } from "../helpers/notifying-apps";
@@ -14,9 +17,12 @@ import { smtpSink, type ReceivedMail, type SmtpSink } from "../helpers/smtp-sink
 import { webhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver";
 
 const SECRET_VALUES = ["ACCT-7741-NEVER", "4321987", "4111 1111 1111 1111"];
-const TTL_S = 10;
-// The worker ticks every second; fan-out and delivery take a tick each at most, plus SMTP.
-const LATE_MS = 3500;
+const TTL_S = 3600;
+const ESCALATE_AFTER_S = 600;
+// The worker ticks every second; fan-out and delivery take a tick each, plus SMTP, on a busy machine.
+const LATE_MS = 5000;
+/** Long enough for another instance's duplicate, had there been one, to arrive. */
+const DUPLICATE_WINDOW_MS = 2500;
 
 export function remindersSuite(provider: Provider) {
   describe.runIf(provider === "sqlite" || PG_TEST_URL)(`reminders and escalation (${provider})`, () => {
@@ -53,12 +59,11 @@ export function remindersSuite(provider: Provider) {
       ({ newId } = await import("@/lib/ids"));
     });
 
-    /** A 10-second policy with its own tool and roles, so other tests' users are never recipients. */
-    async function setUp(p: { quorum: number; remindAt?: number[]; escalateAfter?: number }) {
+    /** A policy with its own tool and roles, so other tests' users are never recipients. */
+    async function setUp(p: { quorum: number; remindAt?: number[]; escalate?: boolean }) {
       const role = `approver-${f.uid()}`;
       const oncall = `oncall-${f.uid()}`;
       const tool = `payments.refund_${f.uid()}`;
-      // Written directly: the schema's shortest TTL is a minute, far too long for a test.
       await db.policy.create({
         data: {
           id: newId("pol"),
@@ -68,8 +73,8 @@ export function remindersSuite(provider: Provider) {
           quorum: p.quorum,
           ttlSeconds: TTL_S,
           remindAt: JSON.stringify(p.remindAt ?? []),
-          escalateAfterSeconds: p.escalateAfter ?? null,
-          escalateToRoles: JSON.stringify(p.escalateAfter ? [oncall] : []),
+          escalateAfterSeconds: p.escalate ? ESCALATE_AFTER_S : null,
+          escalateToRoles: JSON.stringify(p.escalate ? [oncall] : []),
         },
       });
       const [a, b, requester, onCall] = await Promise.all([f.makeUser([role]), f.makeUser([role]), f.makeUser([role]), f.makeUser([oncall])]);
@@ -109,10 +114,20 @@ export function remindersSuite(provider: Provider) {
       }
     }
 
-    /** Waits until the request has expired and every follow-up had its chance (and a duplicate would have arrived). */
-    async function outlive(approvalId: string) {
-      const a = await db.approval.findUniqueOrThrow({ where: { id: approvalId } });
-      await settle(Math.max(0, a.expiresAt.getTime() - Date.now()) + 2500);
+    const triggerOf = (approvalId: string, kind: string, seq = 0) => db.notificationTrigger.findFirstOrThrow({ where: { approvalId, kind, seq } });
+
+    /** The test's clock: the trigger falls due now. Returns that moment. */
+    async function bringDue(approvalId: string, kind: string, seq = 0): Promise<Date> {
+      const now = new Date();
+      const { count } = await db.notificationTrigger.updateMany({ where: { approvalId, kind, seq, status: "pending" }, data: { dueAt: now } });
+      expect(count).toBe(1);
+      return now;
+    }
+
+    /** Waits until every trigger of the request was seen, then long enough for a duplicate to arrive. */
+    async function allSeen(approvalId: string) {
+      await until("every trigger seen", async () => (await db.notificationTrigger.count({ where: { approvalId, status: { not: "done" } } })) === 0);
+      await settle(DUPLICATE_WINDOW_MS);
     }
 
     it("reminds exactly those who have not voted, at the policy's fractions of the TTL, once each", async () => {
@@ -120,10 +135,29 @@ export function remindersSuite(provider: Provider) {
       const created = await ask();
       const id = created.approval_id;
       await until("the first notices", () => mailsAbout(id, "Review needed").length >= 2);
+
+      // Scheduled at createdAt + f × lifetime.
+      const approval = await db.approval.findUniqueOrThrow({ where: { id } });
+      expect(approval.remindAt).toBe("[0.3,0.6]");
+      const life = approval.expiresAt.getTime() - approval.createdAt.getTime();
+      expect(life).toBe(TTL_S * 1000);
+      const scheduled = await db.notificationTrigger.findMany({ where: { approvalId: id, kind: "reminder" }, orderBy: { seq: "asc" } });
+      expect(scheduled.map((t) => [t.seq, t.dueAt.getTime() - approval.createdAt.getTime(), t.status])).toEqual([
+        [1, Math.round(0.3 * life), "pending"],
+        [2, Math.round(0.6 * life), "pending"],
+      ]);
+      // Not before it is due: a few ticks later there is still no reminder.
+      await settle(DUPLICATE_WINDOW_MS);
       expect(mailsAbout(id, "Reminder")).toEqual([]);
+
       // One of two approvals: still pending, and a has now acted.
       await recordReview(a.id, { approvalId: id, decision: "approve", reason: "ok" });
-      await outlive(id);
+      const dueAt: Date[] = [];
+      for (const seq of [1, 2]) {
+        dueAt.push(await bringDue(id, "reminder", seq));
+        await until(`reminder ${seq}`, () => mailsAbout(id, "Reminder").length >= seq);
+      }
+      await allSeen(id);
 
       const reminders = mailsAbout(id, "Reminder");
       expect(reminders.map((m) => m.to)).toEqual([[b.email], [b.email]]);
@@ -135,14 +169,10 @@ export function remindersSuite(provider: Provider) {
       // Nobody else got anything more: a, b and the first notices only.
       expect(mailsAbout(id).length).toBe(4);
 
-      // Due at createdAt + f × lifetime, and sent soon after.
-      const approval = await db.approval.findUniqueOrThrow({ where: { id } });
-      expect(approval.remindAt).toBe("[0.3,0.6]");
-      const life = approval.expiresAt.getTime() - approval.createdAt.getTime();
       const triggers = await db.notificationTrigger.findMany({ where: { approvalId: id, kind: "reminder" }, orderBy: { seq: "asc" } });
-      expect(triggers.map((t) => [t.seq, t.dueAt.getTime() - approval.createdAt.getTime(), t.status])).toEqual([
-        [1, Math.round(0.3 * life), "done"],
-        [2, Math.round(0.6 * life), "done"],
+      expect(triggers.map((t) => [t.seq, t.status])).toEqual([
+        [1, "done"],
+        [2, "done"],
       ]);
       const rows = await db.notification.findMany({ where: { approvalId: id, kind: "reminder", channel: "email" }, orderBy: { createdAt: "asc" } });
       expect(rows.map((r) => [r.recipient, r.status])).toEqual([
@@ -150,7 +180,7 @@ export function remindersSuite(provider: Provider) {
         [b.email, "sent"],
       ]);
       for (const [i, r] of rows.entries()) {
-        const late = r.sentAt!.getTime() - triggers[i]!.dueAt.getTime();
+        const late = r.sentAt!.getTime() - dueAt[i]!.getTime();
         expect(late).toBeGreaterThanOrEqual(0);
         expect(late).toBeLessThan(LATE_MS);
       }
@@ -166,12 +196,14 @@ export function remindersSuite(provider: Provider) {
     });
 
     it("sends no reminder and no escalation once the request is decided", async () => {
-      const { a, b, role, ask } = await setUp({ quorum: 1, remindAt: [0.3, 0.6], escalateAfter: 5 });
+      const { a, b, role, ask } = await setUp({ quorum: 1, remindAt: [0.3, 0.6], escalate: true });
       const created = await ask();
       const id = created.approval_id;
       await until("the first notices", () => mailsAbout(id, "Review needed").length >= 2);
       await recordReview(a.id, { approvalId: id, decision: "deny", reason: "not this one" });
-      await outlive(id);
+      for (const seq of [1, 2]) await bringDue(id, "reminder", seq);
+      await bringDue(id, "escalation");
+      await allSeen(id);
 
       expect(
         mailsAbout(id)
@@ -195,7 +227,7 @@ export function remindersSuite(provider: Provider) {
     });
 
     it("escalates once: adds the roles, tells who may decide now, and the newly eligible can approve", async () => {
-      const { a, b, role, oncall, onCall, tool, svc, ask } = await setUp({ quorum: 1, escalateAfter: 3 });
+      const { a, b, role, oncall, onCall, tool, svc, ask } = await setUp({ quorum: 1, escalate: true });
       const created = await ask();
       const id = created.approval_id;
       await until("the first notices", () => mailsAbout(id, "Review needed").length >= 2);
@@ -203,17 +235,26 @@ export function remindersSuite(provider: Provider) {
       // Before the escalation the on-call reviewer may not even see it.
       expect(await refusal(recordReview(onCall.id, { approvalId: id, decision: "approve" }))).toBe("not-found");
 
+      // Scheduled escalate_after seconds after it arrived; nothing happens before.
+      const arrived = await db.approval.findUniqueOrThrow({ where: { id } });
+      const trigger = await triggerOf(id, "escalation");
+      expect(trigger.dueAt.getTime() - arrived.createdAt.getTime()).toBe(ESCALATE_AFTER_S * 1000);
+      await settle(DUPLICATE_WINDOW_MS);
+      expect(mailsAbout(id, "Escalated")).toEqual([]);
+      expect((await db.approval.findUniqueOrThrow({ where: { id } })).escalatedAt).toBeNull();
+
+      const dueAt = await bringDue(id, "escalation");
       await until("the escalation mails", () => mailsAbout(id, "Escalated").length >= 3);
       const approval = await db.approval.findUniqueOrThrow({ where: { id } });
       expect(JSON.parse(approval.requiredRoles)).toEqual([role, oncall]);
-      expect(approval.escalatedAt!.getTime() - approval.createdAt.getTime()).toBeGreaterThanOrEqual(3000);
-      expect(approval.escalatedAt!.getTime() - approval.createdAt.getTime()).toBeLessThan(3000 + LATE_MS);
+      expect(approval.escalatedAt!.getTime() - dueAt.getTime()).toBeGreaterThanOrEqual(0);
+      expect(approval.escalatedAt!.getTime() - dueAt.getTime()).toBeLessThan(LATE_MS);
       const audit = await db.auditEvent.findMany({ where: { approvalId: id, type: "approval.escalated" } });
       expect(audit).toHaveLength(1);
       expect(audit[0]!.actor).toBe("system");
       expect(JSON.parse(audit[0]!.data)).toEqual({ added_roles: [oncall], required_roles: [role, oncall] });
 
-      await settle(2500); // a duplicate (another instance) would arrive by now
+      await settle(DUPLICATE_WINDOW_MS); // a duplicate (another instance) would arrive by now
       const escalated = mailsAbout(id, "Escalated");
       expect(escalated.flatMap((m) => m.to).sort()).toEqual([a.email, b.email, onCall.email].sort());
       for (const m of escalated) {
@@ -234,7 +275,7 @@ export function remindersSuite(provider: Provider) {
 
       // The newly eligible reviewer decides through the normal review.
       expect(await recordReview(onCall.id, { approvalId: id, decision: "approve" })).toMatchObject({ status: "approved", decidedBy: [onCall.email] });
-      await outlive(id);
+      await allSeen(id);
       expect(mailsAbout(id).length).toBe(5);
       expect(await db.auditEvent.count({ where: { approvalId: id, type: "approval.escalated" } })).toBe(1);
     });

@@ -154,7 +154,9 @@ export function addPasskeySuite(provider: Provider) {
 
       // Made for a vote: the vote's challenge, and the vote's stored nonce, signed by Ana's passkey.
       const tool = `addpk${randomBytes(3).toString("hex")}.pay`;
-      await lib.setPolicy({ name: `addpk-${apps.f.uid()}`, tool, roles: [role], quorum: 1, ttl: 3600, require_passkey: true }, "cli");
+      await lib.setPolicy({ name: `addpk-${apps.f.uid()}`, tool, roles: [role], quorum: 1, ttl: 3600, require_passkey: true }, "cli", {
+        anyway: true,
+      });
       const a = await apps.f.makeApproval(await apps.f.makeService(), { tool });
       const vote = await lib.beginPasskeyVote(ana.id, { approvalId: a.approval_id, decision: "approve" });
       expect(await tryProof(anaKey.assert(vote.options.challenge))).toEqual(["passkey-invalid", "passkey-invalid"]);

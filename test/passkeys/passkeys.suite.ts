@@ -16,7 +16,7 @@ import type { Provider } from "../helpers/databases";
 import { refusal } from "../helpers/refusal-code";
 import { signInWithPassword } from "../helpers/sign-in";
 import { softAuthenticator, type SoftAuthenticator } from "../helpers/soft-authenticator";
-import { runAdminCli } from "../helpers/admin-cli";
+import { adminInProcess } from "../helpers/admin-cli";
 
 type Answer = { status: number; body: Record<string, unknown> };
 
@@ -96,9 +96,8 @@ export function passkeySuite(provider: Provider) {
       );
     };
 
-    function adminCli(args: string[]) {
-      return runAdminCli(args, { ...process.env, ...app!.env, NODE_ENV: "production" });
-    }
+    // The admin command line's dispatcher, in this process, on the app's database (appFor set it).
+    const adminCli = adminInProcess;
 
     beforeAll(async () => {
       f = await import("../helpers/fixtures");
@@ -122,11 +121,13 @@ export function passkeySuite(provider: Provider) {
       const { addUser } = await import("@/lib/users/add-user");
       svc = await f.makeService();
       const role = `pk${randomBytes(3).toString("hex")}`;
-      ana = await addUser({ email: `pk-ana-${f.uid()}@example.com`, password, roles: [role] }, "cli");
-      bob = await addUser({ email: `pk-bob-${f.uid()}@example.com`, password, roles: [role] }, "cli");
+      ana = await addUser({ email: `pk-ana-${f.uid()}@example.com`, password, roles: [role] }, "cli", { anyway: true });
+      bob = await addUser({ email: `pk-bob-${f.uid()}@example.com`, password, roles: [role] }, "cli", { anyway: true });
       const admin = await addUser({ email: `pk-adm-${f.uid()}@example.com`, password, roles: ["admin"] }, "cli");
-      await lib.setPolicy({ name: `pk-two-${f.uid()}`, tool, roles: [role], quorum: 2, ttl: 3600, require_passkey: true }, "cli");
-      await lib.setPolicy({ name: `pk-one-${f.uid()}`, tool: soloTool, roles: [role], quorum: 1, ttl: 3600, require_passkey: true }, "cli");
+      await lib.setPolicy({ name: `pk-two-${f.uid()}`, tool, roles: [role], quorum: 2, ttl: 3600, require_passkey: true }, "cli", { anyway: true });
+      await lib.setPolicy({ name: `pk-one-${f.uid()}`, tool: soloTool, roles: [role], quorum: 1, ttl: 3600, require_passkey: true }, "cli", {
+        anyway: true,
+      });
       anaKey = await register(ana.id, "Ana's laptop");
       bobKey = await register(bob.id, "Bob's phone");
       adminCookie = await signInWithPassword(base, admin.email, password);
@@ -235,12 +236,14 @@ export function passkeySuite(provider: Provider) {
       const stTool = `pkst${randomBytes(3).toString("hex")}.pay`;
       const { addUser } = await import("@/lib/users/add-user");
       const [p1, p2] = [
-        await addUser({ email: `pk-st1-${f.uid()}@example.com`, roles: [role] }, "cli"),
-        await addUser({ email: `pk-st2-${f.uid()}@example.com`, roles: [role] }, "cli"),
+        await addUser({ email: `pk-st1-${f.uid()}@example.com`, roles: [role] }, "cli", { anyway: true }),
+        await addUser({ email: `pk-st2-${f.uid()}@example.com`, roles: [role] }, "cli", { anyway: true }),
       ];
       const twoName = `pk-st2-${f.uid()}`;
       const oneName = `pk-st1-${f.uid()}`;
-      await lib.setPolicy({ name: twoName, tool: stTool, service: svc.slug, roles: [role], quorum: 2, ttl: 3600, standing_max_ttl: 3600 }, "cli");
+      await lib.setPolicy({ name: twoName, tool: stTool, service: svc.slug, roles: [role], quorum: 2, ttl: 3600, standing_max_ttl: 3600 }, "cli", {
+        anyway: true,
+      });
       const first = await f.makeApproval(svc, { tool: stTool });
       const pins = [{ path: "/amount", op: "eq" as const }];
       const proposed = await standing.proposeStanding(p1.id, {
@@ -253,7 +256,9 @@ export function passkeySuite(provider: Provider) {
       expect(proposed.status).toBe("proposed");
       // An active one under a quorum-1 policy for another tool of the same service.
       const oneTool = `${stTool}.solo`;
-      await lib.setPolicy({ name: oneName, tool: oneTool, service: svc.slug, roles: [role], quorum: 1, ttl: 3600, standing_max_ttl: 3600 }, "cli");
+      await lib.setPolicy({ name: oneName, tool: oneTool, service: svc.slug, roles: [role], quorum: 1, ttl: 3600, standing_max_ttl: 3600 }, "cli", {
+        anyway: true,
+      });
       const firstSolo = await f.makeApproval(svc, { tool: oneTool });
       const active = await standing.proposeStanding(p1.id, {
         approvalId: firstSolo.approval_id,
@@ -432,7 +437,6 @@ export function passkeySuite(provider: Provider) {
       const junk = await adminCli(["receipt", "verify", join(dir, "junk.jws")]);
       expect(junk.code).toBe(1);
       expect(junk.stderr).toContain("compact JWS");
-      // Three command-line runs, each a fresh tsx process: more than a minute on a busy 2-core machine.
     }, 180_000);
 
     it("re-verifies stored assertions in audit verify, and reports a changed one", async () => {
@@ -493,6 +497,7 @@ export function passkeySuite(provider: Provider) {
       const set = await adminCli([
         "policy",
         "set",
+        "--anyway",
         "--name",
         name,
         "--tool",
@@ -514,6 +519,7 @@ export function passkeySuite(provider: Provider) {
       const both = await adminCli([
         "policy",
         "set",
+        "--anyway",
         "--name",
         name,
         "--tool",
@@ -531,11 +537,26 @@ export function passkeySuite(provider: Provider) {
       ]);
       expect(both.code).not.toBe(0);
       expect(both.stderr).toContain("require_passkey");
-      const off = await adminCli(["policy", "set", "--name", name, "--tool", cliTool, "--roles", "reviewer", "--quorum", "1", "--ttl", "600"]);
+      const off = await adminCli([
+        "policy",
+        "set",
+        "--anyway",
+        "--name",
+        name,
+        "--tool",
+        cliTool,
+        "--roles",
+        "reviewer",
+        "--quorum",
+        "1",
+        "--ttl",
+        "600",
+      ]);
       expect(JSON.parse(off.stdout)).toMatchObject({ policy: { require_passkey: false } });
       const word = await adminCli([
         "policy",
         "set",
+        "--anyway",
         "--name",
         name,
         "--tool",
@@ -551,7 +572,6 @@ export function passkeySuite(provider: Provider) {
       ]);
       expect(word.code).not.toBe(0);
       expect(word.stderr).toContain("true or false");
-      // Four command-line runs, each a fresh tsx process.
     }, 180_000);
   });
 }

@@ -35,7 +35,7 @@ export function policiesSuite(provider: Provider, enabled = true) {
 
     it("creates a policy, then replaces it by name; each change is audited with its actor and values", async () => {
       const name = `pay-${f.uid()}`;
-      const created = await setPolicy({ name, ...base }, "user:admin@example.com");
+      const created = await setPolicy({ name, ...base }, "user:admin@example.com", { anyway: true });
       expect(created.change).toBe("created");
       expect(created.policy).toMatchObject({
         name,
@@ -61,6 +61,7 @@ export function policiesSuite(provider: Provider, enabled = true) {
           priority: 5,
         },
         "cli",
+        { anyway: true },
       );
       expect(replaced.change).toBe("replaced");
       expect(replaced.policy).toMatchObject({
@@ -100,7 +101,7 @@ export function policiesSuite(provider: Provider, enabled = true) {
         [{ extra: 1 }, ""],
       ];
       for (const [change, path] of cases) {
-        const error = await setPolicy({ name, ...base, ...change }, "cli").then(
+        const error = await setPolicy({ name, ...base, ...change }, "cli", { anyway: true }).then(
           () => null,
           (e: { name: string; issues?: Array<{ path: unknown[] }> }) => e,
         );
@@ -111,14 +112,14 @@ export function policiesSuite(provider: Provider, enabled = true) {
             JSON.stringify(change),
           ).toContain(path);
       }
-      expect(await refusal(setPolicy({ ...base, name: "no spaces allowed" }, "cli"))).toBe("ZodError");
+      expect(await refusal(setPolicy({ ...base, name: "no spaces allowed" }, "cli", { anyway: true }))).toBe("ZodError");
       expect(await ctx.db.policy.count({ where: { name } })).toBe(0);
       expect(await policyEvents(name)).toEqual([]);
     });
 
     it("deletes a policy (audited), refuses an unknown one, and never deletes the default", async () => {
       const name = `gone-${f.uid()}`;
-      await setPolicy({ name, ...base }, "cli");
+      await setPolicy({ name, ...base }, "cli", { anyway: true });
       expect(await deletePolicy(name, "user:admin@example.com")).toEqual({ name, deleted: true });
       expect(await ctx.db.policy.count({ where: { name } })).toBe(0);
       expect((await policyEvents(name)).at(-1)).toEqual({ actor: "user:admin@example.com", data: { policy: name, change: "deleted" } });
@@ -131,13 +132,17 @@ export function policiesSuite(provider: Provider, enabled = true) {
     });
 
     it("edits the default policy's roles, quorum and TTL, but not its match-all shape", async () => {
-      const out = await setPolicy({ name: "default", tool: "*", roles: ["reviewer", "oncall"], quorum: 2, ttl: 900 }, "cli");
+      const out = await setPolicy({ name: "default", tool: "*", roles: ["reviewer", "oncall"], quorum: 2, ttl: 900 }, "cli", { anyway: true });
       expect(out).toMatchObject({ change: "replaced", policy: { isDefault: true, tool: "*", roles: ["reviewer", "oncall"], quorum: 2, ttl: 900 } });
-      expect(await refusal(setPolicy({ name: "default", tool: "payments.*", roles: ["reviewer"], quorum: 1, ttl: 900 }, "cli"))).toBe("ZodError");
-      expect(await refusal(setPolicy({ name: "default", tool: "*", service: "billing", roles: ["reviewer"], quorum: 1, ttl: 900 }, "cli"))).toBe(
-        "ZodError",
-      );
-      await setPolicy({ name: "default", tool: "*", roles: ["reviewer"], quorum: 1, ttl: 3600 }, "cli");
+      expect(
+        await refusal(setPolicy({ name: "default", tool: "payments.*", roles: ["reviewer"], quorum: 1, ttl: 900 }, "cli", { anyway: true })),
+      ).toBe("ZodError");
+      expect(
+        await refusal(
+          setPolicy({ name: "default", tool: "*", service: "billing", roles: ["reviewer"], quorum: 1, ttl: 900 }, "cli", { anyway: true }),
+        ),
+      ).toBe("ZodError");
+      await setPolicy({ name: "default", tool: "*", roles: ["reviewer"], quorum: 1, ttl: 3600 }, "cli", { anyway: true });
       const list = await listPolicies();
       expect(list.at(-1)).toMatchObject({ name: "default", isDefault: true });
       expect(list.filter((p) => p.isDefault)).toHaveLength(1);
@@ -146,10 +151,10 @@ export function policiesSuite(provider: Provider, enabled = true) {
     it("answers which policy matches: exact tool, then service, then longer glob, then effects; else the default", async () => {
       const t = f.uid();
       const svc = `svc-${t}`;
-      await setPolicy({ name: `${t}-glob`, tool: `${t}.*`, roles: ["a"], quorum: 1, ttl: 60 }, "cli");
-      await setPolicy({ name: `${t}-longer`, tool: `${t}.pay*`, roles: ["b"], quorum: 1, ttl: 60 }, "cli");
-      await setPolicy({ name: `${t}-svc`, tool: `${t}.*`, service: svc, roles: ["c"], quorum: 1, ttl: 60 }, "cli");
-      await setPolicy({ name: `${t}-exact`, tool: `${t}.pay`, effects: "destructive", roles: ["d"], quorum: 2, ttl: 60 }, "cli");
+      await setPolicy({ name: `${t}-glob`, tool: `${t}.*`, roles: ["a"], quorum: 1, ttl: 60 }, "cli", { anyway: true });
+      await setPolicy({ name: `${t}-longer`, tool: `${t}.pay*`, roles: ["b"], quorum: 1, ttl: 60 }, "cli", { anyway: true });
+      await setPolicy({ name: `${t}-svc`, tool: `${t}.*`, service: svc, roles: ["c"], quorum: 1, ttl: 60 }, "cli", { anyway: true });
+      await setPolicy({ name: `${t}-exact`, tool: `${t}.pay`, effects: "destructive", roles: ["d"], quorum: 2, ttl: 60 }, "cli", { anyway: true });
 
       const ask = async (service: string, tool: string, effects?: string) => (await whichPolicy({ service, tool, effects })).policy.name;
       expect(await ask("other", `${t}.pay`, "destructive")).toBe(`${t}-exact`);
@@ -170,9 +175,9 @@ export function policiesSuite(provider: Provider, enabled = true) {
     it("applies a change to new requests only: a pending request keeps its snapshot", async () => {
       const t = f.uid();
       const service = await f.makeService();
-      await setPolicy({ name: `${t}-snap`, tool: `${t}.*`, roles: ["alpha"], quorum: 1, ttl: 600 }, "cli");
+      await setPolicy({ name: `${t}-snap`, tool: `${t}.*`, roles: ["alpha"], quorum: 1, ttl: 600 }, "cli", { anyway: true });
       const before = await f.makeApproval(service, { tool: `${t}.go` });
-      await setPolicy({ name: `${t}-snap`, tool: `${t}.*`, roles: ["beta"], quorum: 2, ttl: 300 }, "cli");
+      await setPolicy({ name: `${t}-snap`, tool: `${t}.*`, roles: ["beta"], quorum: 2, ttl: 300 }, "cli", { anyway: true });
       const after = await f.makeApproval(service, { tool: `${t}.go` });
       const row = (id: string) => ctx.db.approval.findUniqueOrThrow({ where: { id } });
       expect(await row(before.approval_id)).toMatchObject({ policyName: `${t}-snap`, requiredRoles: '["alpha"]', quorum: 1, ttlSeconds: 600 });
@@ -184,7 +189,9 @@ export function policiesSuite(provider: Provider, enabled = true) {
     it("races: concurrent sets of one new name → one row, one 'created' and the rest 'replaced' (20 trials)", async () => {
       for (let i = 0; i < 20; i++) {
         const name = `race-${f.uid()}`;
-        const results = await Promise.all([1, 2, 3].map((q) => setPolicy({ name, tool: "race.*", roles: ["r"], quorum: q, ttl: 60 }, "cli")));
+        const results = await Promise.all(
+          [1, 2, 3].map((q) => setPolicy({ name, tool: "race.*", roles: ["r"], quorum: q, ttl: 60 }, "cli", { anyway: true })),
+        );
         expect(results.map((r) => r.change).sort()).toEqual(["created", "replaced", "replaced"]);
         expect(await ctx.db.policy.count({ where: { name } })).toBe(1);
         const changes = (await policyEvents(name)).map((e) => e.data.change);

@@ -10,7 +10,7 @@ import { generateSecrets } from "@/lib/local-secrets";
 import { parsePolicyFile, PolicyFileError } from "@/lib/policies/policy-file";
 import { policyInputSchema } from "@/lib/policies/schemas";
 import { useFreshDatabase } from "../helpers/databases";
-import { runAdminCli } from "../helpers/admin-cli";
+import { adminInProcess } from "../helpers/admin-cli";
 
 const base = { name: "pay", tool: "payments.*", roles: ["payments"], quorum: 1, ttl: 3600 };
 
@@ -79,10 +79,8 @@ describe("policy reminders and escalation: POLICY_FILE and the admin command lin
   });
   afterAll(async () => ctx?.close());
 
-  /** The admin command line, as an operator runs it, on this test's database. */
-  function adminCli(args: string[]) {
-    return runAdminCli(args, { ...process.env, ...secrets, DATABASE_URL: ctx.url, COUNTERSIGN_DATA_DIR: dir });
-  }
+  /** The admin command line's dispatcher, in this process, on this test's database. */
+  const adminCli = adminInProcess;
 
   it("reads the fields from a policy file and syncs them into the table, then finds nothing to change", async () => {
     const { readPolicyFile } = await import("@/lib/policies/policy-file");
@@ -133,6 +131,7 @@ describe("policy reminders and escalation: POLICY_FILE and the admin command lin
     const set = await adminCli([
       "policy",
       "set",
+      "--anyway",
       "--name",
       "refunds",
       "--tool",
@@ -176,6 +175,7 @@ describe("policy reminders and escalation: POLICY_FILE and the admin command lin
     const bad = await adminCli([
       "policy",
       "set",
+      "--anyway",
       "--name",
       "bad",
       "--tool",

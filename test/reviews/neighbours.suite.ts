@@ -79,6 +79,56 @@ export function neighboursSuite(provider: Provider, enabled = true) {
       }
     });
 
+    it("follows the queue's filters and order: the same list as findQueue with that query", async () => {
+      const service = await f.makeService();
+      const other = await f.makeService();
+      const role = `nbq-${f.uid()}`;
+      await f.makePolicy({ tool: "nbq.*", roles: [role], quorum: 1 });
+      const viewer = await f.makeUser([role]);
+      const make = async (effects: "read" | "write" | "destructive", expiresIn: number, on = service) =>
+        (await f.makeApproval(on, { tool: `nbq.${effects}.${f.uid()}`, effects, expires_in: expiresIn })).approval_id;
+      // Created in this order; expiring in another.
+      const w1 = await make("write", 3000);
+      const d1 = await make("destructive", 600);
+      const w2 = await make("write", 900);
+      const r1 = await make("read", 1000);
+      const w3 = await make("write", 2000);
+      const w4 = await make("write", 1500, other);
+      const slug = service.slug;
+
+      const queries = [
+        {},
+        { order: "expiring" as const },
+        { order: "newest" as const },
+        { effects: "write" as const },
+        { effects: "write" as const, order: "expiring" as const },
+        { effects: "write" as const, order: "newest" as const, service: slug },
+      ];
+      for (const query of queries) {
+        const list = (await findQueue(viewer.id, query, { pageSize: 100 })).canAct!.rows.map((r) => r.id);
+        expect(list.length, JSON.stringify(query)).toBeGreaterThan(1);
+        for (const [i, id] of list.entries()) {
+          const prev = list[i - 1] ?? null;
+          const next = list[i + 1] ?? null;
+          const following = next ?? list.find((x) => x !== id) ?? null;
+          expect(await findNeighbours(viewer.id, id, query), `${JSON.stringify(query)} ${i}`).toEqual({ prev, next, following });
+        }
+      }
+      // Filtered to write, sorted by expiry: w2 (15 min), w4 (25), w3 (33), w1 (50); the destructive one is never "next".
+      expect((await findQueue(viewer.id, { effects: "write", order: "expiring" }, { pageSize: 100 })).canAct!.rows.map((r) => r.id)).toEqual([
+        w2,
+        w4,
+        w3,
+        w1,
+      ]);
+      expect(await findNeighbours(viewer.id, w2, { effects: "write", order: "expiring" })).toEqual({ prev: null, next: w4, following: w4 });
+      // A request outside the filter (the destructive one) is placed by its expiry among the filtered list.
+      expect(await findNeighbours(viewer.id, d1, { effects: "write", order: "expiring" })).toEqual({ prev: null, next: w2, following: w2 });
+      expect(await findNeighbours(viewer.id, r1, { effects: "write", order: "expiring" })).toEqual({ prev: w2, next: w4, following: w4 });
+      // An unknown service filter: nothing to walk.
+      expect(await findNeighbours(viewer.id, w1, { service: "no-such-service" })).toEqual({ prev: null, next: null, following: null });
+    });
+
     it("has no neighbours for a viewer with nothing to act on, or an unknown request", async () => {
       const service = await f.makeService();
       await f.makePolicy({ tool: "lonely.*", roles: ["lonely"], quorum: 1 });

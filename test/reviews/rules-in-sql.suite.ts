@@ -52,6 +52,10 @@ function knownAddresses(people: PersonSpec[]): string[] {
   ]);
 }
 
+// Forty generated worlds, each written row by row and queried per person: close
+// to the default minute on PostgreSQL when every core is busy.
+const PROPERTY_TIMEOUT_MS = 240_000;
+
 const person = (local: string): fc.Arbitrary<PersonSpec> =>
   fc.record({
     email: fc.constantFrom("example.com", "corp.example").map((d) => `${local}@${d}`),
@@ -215,32 +219,40 @@ export function rulesInSqlSuite(provider: Provider, enabled = true) {
       }
     }
 
-    it("agree on generated users, requests and votes (partition form of the queue)", async () => {
-      await fc.assert(fc.asyncProperty(world, checkAgreement), { numRuns: 40 });
-    });
+    it(
+      "agree on generated users, requests and votes (partition form of the queue)",
+      async () => {
+        await fc.assert(fc.asyncProperty(world, checkAgreement), { numRuns: 40 });
+      },
+      PROPERTY_TIMEOUT_MS,
+    );
 
-    it("agree with more required-role lists pending than the partition takes (one-query form of the queue)", async () => {
-      const { MAX_ROLE_LISTS } = await import("@/lib/queue/pending-sections");
-      for (let i = 0; i <= MAX_ROLE_LISTS; i++) {
-        await ctx.db.approval.create({
-          data: {
-            id: newId("apr"),
-            serviceId: service.auth.id,
-            runId: `filler-${f.uid()}`,
-            callId: "c1",
-            tool: "filler.op",
-            effects: "write",
-            argsDigest: `sha256:${"0".repeat(64)}`,
-            redactedArgs: "{}",
-            policyName: "generated",
-            requiredRoles: JSON.stringify([`filler-${i}`]),
-            quorum: 1,
-            ttlSeconds: 3600,
-            expiresAt: new Date(Date.now() + 3_600_000),
-          },
-        });
-      }
-      await fc.assert(fc.asyncProperty(world, checkAgreement), { numRuns: 40 });
-    });
+    it(
+      "agree with more required-role lists pending than the partition takes (one-query form of the queue)",
+      async () => {
+        const { MAX_ROLE_LISTS } = await import("@/lib/queue/pending-sections");
+        for (let i = 0; i <= MAX_ROLE_LISTS; i++) {
+          await ctx.db.approval.create({
+            data: {
+              id: newId("apr"),
+              serviceId: service.auth.id,
+              runId: `filler-${f.uid()}`,
+              callId: "c1",
+              tool: "filler.op",
+              effects: "write",
+              argsDigest: `sha256:${"0".repeat(64)}`,
+              redactedArgs: "{}",
+              policyName: "generated",
+              requiredRoles: JSON.stringify([`filler-${i}`]),
+              quorum: 1,
+              ttlSeconds: 3600,
+              expiresAt: new Date(Date.now() + 3_600_000),
+            },
+          });
+        }
+        await fc.assert(fc.asyncProperty(world, checkAgreement), { numRuns: 40 });
+      },
+      PROPERTY_TIMEOUT_MS,
+    );
   });
 }

@@ -80,7 +80,8 @@ export function selfReviewSuite(provider: Provider, enabled = true) {
         ),
         { numRuns: 40 },
       );
-    });
+      // Forty generated spellings, each through HTTP and the queue: about 45 s in a full run on PostgreSQL.
+    }, 240_000);
 
     it("still lets a different person review (the key is not too broad)", async () => {
       const reviewer = await f.makeUser(["reviewer"], `ana${f.uid().replace(/[0-9]/g, "")}@example.com`);

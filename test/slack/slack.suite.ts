@@ -66,6 +66,7 @@ export function slackSuite(provider: Provider) {
           min_review_seconds: opts.minReviewSeconds ?? 0,
         },
         "cli",
+        { anyway: true },
       );
       const [a, b, requester, other] = await Promise.all([person([role]), person([role]), person([role]), person(["reviewer"])]);
       const svc = await f.makeService();

@@ -71,3 +71,19 @@ export function TextField({
     </label>
   );
 }
+
+/**
+ * "Save anyway": a change nobody could satisfy yet (lib/policies/reachability.ts)
+ * is refused unless this is ticked, for admins preparing roles in advance.
+ */
+export function AnywayCheckbox({ label, help }: { label: string; help: string }) {
+  return (
+    <label className="flex items-center gap-2 text-sm">
+      <input type="checkbox" name="anyway" className="h-5 w-5 rounded border-slate-300" />
+      <span>
+        <span className="font-medium">{label}</span>
+        <span className="block text-xs text-slate-600">{help}</span>
+      </span>
+    </label>
+  );
+}

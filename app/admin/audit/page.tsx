@@ -2,11 +2,14 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { requirePermissionPage } from "@/lib/auth/guards";
 import { AUDIT_EVENT_TYPES } from "@/lib/audit/events";
-import { auditQuerySchema, findAuditEvents } from "@/lib/audit/find-events";
+import { AUDIT_FILTERS, auditQuerySchema, findAuditEvents } from "@/lib/audit/find-events";
 import { verifyChain } from "@/lib/audit/verify-chain";
+import { retentionState } from "@/lib/retention/retention-state";
 import { issuesOf } from "@/lib/errors";
 import { LocalTime } from "@/components/time";
 import { AdminPage, Section, TextField } from "../_components/admin-page";
+import { ScrollRegion } from "@/components/scroll-region";
+import { firstParam } from "@/lib/http/form-fields";
 
 export const metadata: Metadata = { title: "Audit" };
 export const dynamic = "force-dynamic";
@@ -14,20 +17,35 @@ export const dynamic = "force-dynamic";
 // Kept across pages; `limit` (page size) has no form field but is honoured.
 const FILTERS = ["type", "actor", "approvalId", "from", "to", "limit"] as const;
 
-function first(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
+/** An actor that wraps only after "user:" and before "@" (never inside a word), e.g. user:<wbr>ana<wbr>@example.com. */
+function Actor({ actor }: { actor: string }) {
+  const parts = actor.split(/(?<=:)|(?=@)/);
+  return (
+    <>
+      {parts.map((p, i) => (
+        <span key={i}>
+          {i > 0 && <wbr />}
+          {p}
+        </span>
+      ))}
+    </>
+  );
 }
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const me = await requirePermissionPage("admin:audit");
   const params = await searchParams;
-  const raw = Object.fromEntries([...FILTERS, "before"].map((k) => [k, first(params[k])]));
+  const raw = Object.fromEntries([...FILTERS, "before"].map((k) => [k, firstParam(params[k])]));
   const parsed = auditQuerySchema.safeParse(raw);
   const result = parsed.success ? await findAuditEvents(raw) : null;
   const chain = await verifyChain();
+  const retention = await retentionState();
 
   const filterQuery = new URLSearchParams();
   for (const k of FILTERS) if (raw[k]) filterQuery.set(k, raw[k]!);
+  // The export honours the filter (not the page size or position).
+  const exportQuery = new URLSearchParams();
+  for (const k of AUDIT_FILTERS) if (raw[k]) exportQuery.set(k, raw[k]!);
   const olderHref = (before: number) => {
     const q = new URLSearchParams(filterQuery);
     q.set("before", String(before));
@@ -39,7 +57,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <Section title="Chain" id="chain-h">
         {chain.ok ? (
           <p className="text-sm" data-testid="chain-state">
-            The hash chain verifies: {chain.events} events, head <code className="break-all">{chain.head}</code>.
+            The hash chain verifies: {chain.events} events
+            {chain.archived_through ? ` after the archived events 1 to ${chain.archived_through}` : ""}, head{" "}
+            <code className="break-all">{chain.head}</code>.
           </p>
         ) : (
           <p role="alert" className="rounded border border-red-300 bg-red-50 p-2 text-sm text-red-800" data-testid="chain-state">
@@ -50,9 +70,53 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           <a href="/admin/audit/export" className="text-blue-700 underline">
             Download the whole chain (JSON Lines)
           </a>{" "}
+          {parsed.success && exportQuery.size > 0 && (
+            <>
+              ·{" "}
+              <a href={`/admin/audit/export?${exportQuery.toString()}`} className="text-blue-700 underline" data-testid="export-filtered">
+                Download the filtered events (JSON Lines; not a verifiable chain)
+              </a>{" "}
+            </>
+          )}
           · To detect deleted newest events, keep the output of <code>npm run admin -- audit checkpoint</code> outside the database and run{" "}
           <code>audit verify --checkpoint FILE</code>.
         </p>
+      </Section>
+      <Section title="Retention" id="retention-h">
+        <div className="space-y-1 text-sm" data-testid="retention-state">
+          <p data-testid="retention-setting">
+            {retention.days === null
+              ? "RETENTION_DAYS is not set: requests keep their arguments for ever."
+              : `Decided requests keep their arguments for ${retention.days} days (RETENTION_DAYS); after that a background job purges them.`}
+          </p>
+          <p>
+            <span data-testid="retention-purged">{retention.purged}</span> requests have lost their arguments
+            {retention.lastPurgeAt && (
+              <>
+                ; the last purge was <LocalTime at={retention.lastPurgeAt.toISOString()} />
+              </>
+            )}
+            .{retention.due > 0 && <span data-testid="retention-due"> {retention.due} more are due and will be purged within minutes.</span>}
+          </p>
+          {retention.archives.length === 0 ? (
+            <p>No part of the chain has been archived.</p>
+          ) : (
+            <>
+              <p>
+                Archived and pruned from the database (keep these files: <code>audit verify --archive FILE…</code> checks the whole history with
+                them):
+              </p>
+              <ul className="list-disc pl-5" data-testid="retention-archives">
+                {retention.archives.map((a) => (
+                  <li key={a.firstSeq}>
+                    <code>{a.fileName}</code>: events {a.firstSeq} to {a.lastSeq} (before <LocalTime at={a.before.toISOString()} />
+                    ), SHA-256 <code className="break-all">{a.sha256}</code>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </div>
       </Section>
       <p className="text-sm text-slate-700">Every change and refusal, newest first.</p>
 
@@ -96,7 +160,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           {result.events.length === 0 ? (
             <p className="text-sm text-slate-600">No events match.</p>
           ) : (
-            <div className="overflow-x-auto">
+            <ScrollRegion label="Audit events">
               <table className="w-full min-w-[40rem] text-left text-sm">
                 <thead className="text-xs text-slate-600">
                   <tr>
@@ -130,8 +194,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                       <td className="py-1 pr-2 font-mono" data-testid="audit-type">
                         {e.type}
                       </td>
-                      <td className="break-all py-1 pr-2" data-testid="audit-actor">
-                        {e.actor}
+                      <td className="py-1 pr-2" data-testid="audit-actor">
+                        <Actor actor={e.actor} />
                       </td>
                       <td className="break-all py-1 pr-2 font-mono">
                         {e.approvalId ? (
@@ -149,7 +213,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
           )}
           <nav aria-label="Pages" className="mt-3 flex gap-4 text-sm">
             {raw.before && (

@@ -5,6 +5,7 @@ import { findUnreportedExecutions } from "@/lib/executions/find-unreported-execu
 import { humanSeconds } from "@/lib/format/time";
 import { LocalTime } from "@/components/time";
 import { AdminPage, Section } from "../_components/admin-page";
+import { ScrollRegion } from "@/components/scroll-region";
 
 export const metadata: Metadata = { title: "Executions" };
 export const dynamic = "force-dynamic";
@@ -20,11 +21,17 @@ export default async function ExecutionsPage() {
       </p>
       <Section title={`Without a report (${items.length}${more ? "+" : ""}, newest consume first)`} id="unreported-h">
         {items.length === 0 ? (
-          <p className="text-sm text-slate-600" data-testid="no-unreported">
-            Every approved and consumed request has its report, or is still within the wait.
-          </p>
+          <div className="flex flex-col gap-2 text-sm text-slate-700" data-testid="no-unreported">
+            <p>Nothing to follow up: every approved request its executor took has a report, or is still within the wait.</p>
+            <p>
+              A request shows up here when an executor consumed an approval and sent no report within {humanSeconds(graceSeconds)}: the call may have
+              run, failed or never started, and nobody knows which. Executors report with <code>reportExecution</code> (TypeScript client) or{" "}
+              <code>report_execution</code> (Python client); an executor that never reports fills this list, so check it after adding a service. See
+              docs/executions.md.
+            </p>
+          </div>
         ) : (
-          <div className="overflow-x-auto">
+          <ScrollRegion label="Executions">
             <table className="w-full text-left text-sm">
               <thead className="text-xs text-slate-600">
                 <tr>
@@ -70,7 +77,7 @@ export default async function ExecutionsPage() {
               </tbody>
             </table>
             {more && <p className="mt-2 text-xs text-slate-600">Only the newest {items.length} are listed.</p>}
-          </div>
+          </ScrollRegion>
         )}
       </Section>
     </AdminPage>

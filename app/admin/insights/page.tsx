@@ -9,13 +9,13 @@ import { humanSeconds } from "@/lib/format/time";
 import { computeInsights, OUTCOMES, parsePeriod, type DecisionTimeRow, type Insights } from "@/lib/insights/insights";
 import type { Chart } from "@/lib/insights/csv";
 import { AdminPage, Section } from "../_components/admin-page";
+import { ScrollRegion } from "@/components/scroll-region";
+import { firstParam } from "@/lib/http/form-fields";
 
 export const metadata: Metadata = { title: "Insights" };
 export const dynamic = "force-dynamic";
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
-
-const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 const COLORS: Record<(typeof OUTCOMES)[number], string> = {
   approved: "#15803d",
@@ -125,7 +125,7 @@ function Table({ caption, head, rows, testId }: { caption: string; head: string[
   return (
     <details className="mt-2 text-sm">
       <summary className="cursor-pointer">The numbers (table)</summary>
-      <div className="overflow-x-auto">
+      <ScrollRegion label={caption}>
         <table className="mt-1 w-full text-left" data-testid={testId}>
           <caption className="sr-only">{caption}</caption>
           <thead className="text-xs text-slate-600">
@@ -149,7 +149,7 @@ function Table({ caption, head, rows, testId }: { caption: string; head: string[
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </details>
   );
 }
@@ -159,7 +159,7 @@ const timeTable = (rows: DecisionTimeRow[]) => rows.map((r) => [r.key, r.decided
 export default async function InsightsPage({ searchParams }: Props) {
   const me = await requirePermissionPage("admin:insights");
   const sp = await searchParams;
-  const query = { from: first(sp.from), to: first(sp.to) };
+  const query = { from: firstParam(sp.from), to: firstParam(sp.to) };
   let insights: Insights | null = null;
   let problem: string | null = null;
   try {
@@ -263,7 +263,7 @@ export default async function InsightsPage({ searchParams }: Props) {
             {insights.reviewers.length === 0 ? (
               <p className="text-sm text-slate-600">No votes in this period.</p>
             ) : (
-              <div className="overflow-x-auto">
+              <ScrollRegion label="Votes per reviewer">
                 <table className="w-full text-left text-sm" data-testid="reviewers">
                   <caption className="sr-only">Votes per reviewer</caption>
                   <thead className="text-xs text-slate-600">
@@ -290,7 +290,7 @@ export default async function InsightsPage({ searchParams }: Props) {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </ScrollRegion>
             )}
             <CsvLink chart="reviewers" period={insights.period} />
           </Section>

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { requirePermissionPage } from "@/lib/auth/guards";
 import { listOutbox, type OutboxAttempt } from "@/lib/notifications/outbox-view";
+import { auditStreamView, type SinkLag } from "@/lib/audit-stream/lag";
 import { StatusBadge } from "@/components/status-badge";
 import { LocalTime } from "@/components/time";
 import { AdminPage, Section } from "../_components/admin-page";
@@ -36,21 +37,89 @@ function Attempts({ log, total }: { log: OutboxAttempt[]; total: number }) {
   );
 }
 
+const SINK_LABEL: Record<string, string> = {
+  syslog: "Syslog (AUDIT_SYSLOG_URL)",
+  otlp: "OTLP logs (AUDIT_OTLP_URL)",
+  webhook: "JSON Lines webhook (AUDIT_WEBHOOK_URL)",
+};
+
+/** Each audit sink's lag: events behind the chain, the last batch it took, the last failure's class. */
+function AuditSinks({ head, sinks }: { head: number; sinks: SinkLag[] }) {
+  return (
+    <Section title="Audit streaming" id="audit-stream-h">
+      {sinks.length === 0 ? (
+        <p className="text-sm text-slate-600" data-testid="audit-stream-off">
+          No audit sink is configured: set AUDIT_SYSLOG_URL, AUDIT_OTLP_URL or AUDIT_WEBHOOK_URL (docs/operations.md, Audit streaming).
+        </p>
+      ) : (
+        <table className="w-full text-left text-sm" aria-describedby="audit-stream-h">
+          <thead className="text-xs text-slate-600">
+            <tr>
+              <th scope="col" className="py-1 pr-2">
+                Sink
+              </th>
+              <th scope="col" className="py-1 pr-2">
+                Behind (of {head})
+              </th>
+              <th scope="col" className="py-1 pr-2">
+                Last sent
+              </th>
+              <th scope="col" className="py-1">
+                Last error
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {sinks.map((s) => (
+              <tr key={s.name} data-testid="audit-sink" className="border-t border-slate-100">
+                <td className="py-1 pr-2">
+                  {SINK_LABEL[s.name] ?? s.name}
+                  {!s.configured && <span className="text-xs text-slate-600"> (not configured here)</span>}
+                </td>
+                <td className="py-1 pr-2" data-testid="audit-sink-behind">
+                  {s.behind}
+                </td>
+                <td className="py-1 pr-2">{s.lastSentAt ? <LocalTime at={s.lastSentAt.toISOString()} /> : "never"}</td>
+                <td className="py-1" data-testid="audit-sink-error">
+                  {s.lastErrorClass ? (
+                    <>
+                      {s.lastErrorClass}
+                      {s.lastErrorAt && (
+                        <>
+                          {" "}
+                          at <LocalTime at={s.lastErrorAt.toISOString()} />
+                        </>
+                      )}
+                    </>
+                  ) : (
+                    "none"
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Section>
+  );
+}
+
 export default async function OutboxPage() {
   const me = await requirePermissionPage("admin:outbox");
-  const { channel, messages } = await listOutbox();
+  const [{ channel, messages }, stream] = await Promise.all([listOutbox(), auditStreamView()]);
   return (
     <AdminPage user={me} title="Outbox">
       <p className="text-sm text-slate-700" data-testid="email-channel">
         {CHANNEL_NOTE[channel]}
       </p>
+      <AuditSinks head={stream.head} sinks={stream.sinks} />
       <Section title={`Messages (${messages.length}, newest first)`} id="messages-h">
         {messages.length === 0 && <p className="text-sm text-slate-600">No messages yet.</p>}
         <ul className="flex flex-col gap-2">
           {messages.map((m) => (
             <li key={m.id} className="rounded border border-slate-200 p-2 text-sm" data-testid="outbox-message">
               <div className="flex flex-wrap items-center gap-2">
-                <StatusBadge status={m.status} testId="message-status" small />
+                <StatusBadge status={m.shownStatus} testId="message-status" small />
                 <span className="font-medium">{m.subject}</span>
               </div>
               <p className="mt-1 break-all text-xs text-slate-600">
@@ -60,7 +129,7 @@ export default async function OutboxPage() {
                 {m.sentAt && (
                   <>
                     {" "}
-                    · sent <LocalTime at={m.sentAt.toISOString()} />
+                    · {m.shownStatus === "kept locally" ? "kept" : "sent"} <LocalTime at={m.sentAt.toISOString()} />
                   </>
                 )}
                 {" · "}

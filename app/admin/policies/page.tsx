@@ -7,7 +7,8 @@ import { DEFAULT_PRIORITY, followUpWords, MAX_REMINDERS, MAX_TTL_SECONDS, MIN_TT
 import { ActionForm } from "../_components/action-form";
 import { LocalTime } from "@/components/time";
 import { humanSeconds } from "@/lib/format/time";
-import { AdminPage, Section, TextField } from "../_components/admin-page";
+import { AdminPage, AnywayCheckbox, Section, TextField } from "../_components/admin-page";
+import { policyReachability, readRoleFacts, type Reachability } from "@/lib/policies/reachability";
 import { deletePolicyAction, savePolicyAction, testPolicyAction } from "./actions";
 
 export const metadata: Metadata = { title: "Policies" };
@@ -136,6 +137,10 @@ function PolicyFields({ p }: { p?: PolicyView }) {
           </span>
         </span>
       </label>
+      <AnywayCheckbox
+        label="Save anyway"
+        help="Even if nobody could satisfy it now (an unknown role, too few reviewers): you will grant the role later"
+      />
     </>
   );
 }
@@ -164,9 +169,30 @@ function followUp(p: PolicyView): string {
   return words ? words[0]!.toUpperCase() + words.slice(1) : "";
 }
 
+/** Why nobody could satisfy a policy now, and what is worth knowing though somebody can. */
+function ReachabilityNotes({ r }: { r: Reachability }) {
+  if (r.problems.length === 0 && r.notes.length === 0) return null;
+  return (
+    <ul data-testid="policy-reachability" className="flex list-disc flex-col gap-1 pl-5 text-sm">
+      {r.problems.map((p) => (
+        <li key={p.message} className="text-red-800">
+          {p.message}
+        </li>
+      ))}
+      {r.notes.map((n) => (
+        <li key={n} className="text-amber-900">
+          {n}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export default async function PoliciesPage() {
   const me = await requirePermissionPage("admin:policies");
-  const [policies, file] = [await listPolicies(), policyFileInUse()];
+  const [policies, facts, file] = [await listPolicies(), await readRoleFacts(), policyFileInUse()];
+  const reach = new Map<string, Reachability>(policies.map((p) => [p.name, policyReachability(p, facts)]));
+  const unreachable = policies.filter((p) => reach.get(p.name)!.problems.length > 0);
 
   return (
     <AdminPage user={me} title="Policies">
@@ -174,6 +200,12 @@ export default async function PoliciesPage() {
         <p role="note" data-testid="policy-file-banner" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">
           Read-only: policies are loaded from the policy file <code className="break-all">{file}</code> at start-up. Edit that file and restart
           Countersign to change them.
+        </p>
+      )}
+      {unreachable.length > 0 && (
+        <p role="note" data-testid="unreachable-banner" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-900">
+          {unreachable.length === 1 ? "1 policy" : `${unreachable.length} policies`} nobody could satisfy now:{" "}
+          {unreachable.map((p) => p.name).join(", ")}. Their requests would wait unseen until they expire; each says why below.
         </p>
       )}
       <p className="text-sm text-slate-700">
@@ -204,7 +236,11 @@ export default async function PoliciesPage() {
               <div className="flex flex-wrap items-center gap-2">
                 <span className="font-mono font-medium">{p.name}</span>
                 {p.isDefault && <span className="rounded bg-slate-200 px-2 py-0.5 text-xs">default</span>}
+                {reach.get(p.name)!.problems.length > 0 && (
+                  <span className="rounded bg-red-100 px-2 py-0.5 text-xs font-medium text-red-900">unreachable</span>
+                )}
               </div>
+              <ReachabilityNotes r={reach.get(p.name)!} />
               <p className="text-sm">{describe(p)}</p>
               <p className="text-sm" data-testid="policy-rule">
                 {p.quorum} approval{p.quorum > 1 ? "s" : ""} from {p.roles.join(", ")} · TTL {humanSeconds(p.ttl)}

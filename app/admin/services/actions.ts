@@ -1,19 +1,14 @@
 "use server";
 // Admin actions on services, each through runAction (origin, session,
 // admin role read now). New credentials travel only in the action's answer.
-import {
-  createService,
-  disableService,
-  finishRotation,
-  retryCallbackDelivery,
-  rotateWebhookSecret,
-  updateCallbackUrl,
-  updateNotifyWebhookUrl,
-} from "@/lib/services/manage-services";
+import { createService, disableService, retryCallbackDelivery, updateCallbackUrl, updateNotifyWebhookUrl } from "@/lib/services/manage-services";
+import { CREDENTIAL_WORDS, finishCredentialRotation, RotationInProgressError, rotateCredential } from "@/lib/services/rotate-credential";
 import { ADMIN_WORDING, runAction, type ActionState } from "@/lib/auth/guards";
 import { field, optionalField } from "@/lib/http/form-fields";
 
-const ADMIN = { name: "admin action", path: "/admin/services", wording: ADMIN_WORDING };
+/** The forms' labels (page.tsx), so a refusal names the field as the page does. */
+const LABELS = { slug: "Slug", callback_url: "Callback URL", notify_webhook_url: "Notification webhook URL" };
+const ADMIN = { name: "admin action", path: "/admin/services", wording: ADMIN_WORDING, labels: LABELS };
 
 export async function createServiceAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
   return runAction("admin:services", ADMIN, async ({ actor }) => {
@@ -30,28 +25,48 @@ export async function createServiceAction(_prev: ActionState, fd: FormData): Pro
   });
 }
 
+/** Which credential a rotation form is about (a hidden field; the webhook secret when missing). */
+const credentialOf = (fd: FormData) => field(fd, "credential") || "webhook-secret";
+
+/** A second start before the finish: the page's way to finish it is its own button, not a command-line flag. */
+function refusedAsInProgress(e: unknown): NonNullable<ActionState> {
+  if (!(e instanceof RotationInProgressError)) throw e;
+  const words = CREDENTIAL_WORDS[e.credential];
+  return {
+    ok: false,
+    message: `A rotation of the ${words} of ${e.slug} is already in progress. Press “Finish ${words} rotation” once everything uses the new ${words}, then rotate again.`,
+  };
+}
+
 export async function rotateSecretAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
   return runAction("admin:services", ADMIN, async ({ actor }) => {
-    const r = await rotateWebhookSecret(field(fd, "slug"), actor);
+    let r: Awaited<ReturnType<typeof rotateCredential>>;
+    try {
+      r = await rotateCredential(field(fd, "slug"), credentialOf(fd), actor);
+    } catch (e) {
+      return refusedAsInProgress(e);
+    }
+    const words = CREDENTIAL_WORDS[r.credential];
+    const label = `New ${words}`;
     return {
       ok: true,
-      message: `New webhook secret for ${r.slug}. The old one stays valid until you finish the rotation.`,
-      secrets: [{ label: "New webhook secret", value: r.webhook_secret }],
+      message: `${label} for ${r.slug}. The old one stays valid until you finish the rotation.`,
+      secrets: [{ label, value: r.value }],
     };
   });
 }
 
 export async function finishRotationAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
   return runAction("admin:services", ADMIN, async ({ actor }) => {
-    const r = await finishRotation(field(fd, "slug"), actor);
-    return { ok: true, message: `Rotation finished for ${r.slug}: only the new secret is valid now.` };
+    const r = await finishCredentialRotation(field(fd, "slug"), credentialOf(fd), actor);
+    return { ok: true, message: `Rotation finished for ${r.slug}: only the new ${CREDENTIAL_WORDS[r.credential]} is valid now.` };
   });
 }
 
 export async function disableServiceAction(_prev: ActionState, fd: FormData): Promise<ActionState> {
   return runAction("admin:services", ADMIN, async ({ actor }) => {
     const r = await disableService(field(fd, "slug"), actor);
-    return { ok: true, message: `Service ${r.slug} disabled: its webhooks and API token are refused.` };
+    return { ok: true, message: `Service ${r.slug} disabled for good: its webhooks and API tokens are refused.` };
   });
 }
 

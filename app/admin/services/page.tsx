@@ -6,6 +6,7 @@ import { ActionForm } from "../_components/action-form";
 import { StatusBadge } from "@/components/status-badge";
 import { LocalTime } from "@/components/time";
 import { AdminPage, Section, TextField } from "../_components/admin-page";
+import { CREDENTIAL_WORDS, CREDENTIALS, type Credential } from "@/lib/services/rotate-credential";
 import { ServiceUrlForm } from "./service-url-form";
 import {
   createServiceAction,
@@ -74,6 +75,35 @@ function Deliveries({ slug, deliveries }: { slug: string; deliveries: DeliveryVi
   );
 }
 
+/** What stays valid while a credential rotates. */
+const ROTATING_WORDS: Record<Credential, string> = {
+  "webhook-secret": "two secrets valid",
+  "api-token": "two tokens valid",
+  "callback-secret": "callbacks signed with both secrets",
+};
+
+/** Start and finish one credential's rotation. Always rendered, so the new value it shows survives the page refresh. */
+function RotationForms({ slug, credential, rotating }: { slug: string; credential: Credential; rotating: boolean }) {
+  const words = CREDENTIAL_WORDS[credential];
+  return (
+    <div className="flex flex-wrap gap-3">
+      <ActionForm action={rotateSecretAction} submitLabel={`Rotate ${words}`}>
+        <input type="hidden" name="slug" value={slug} />
+        <input type="hidden" name="credential" value={credential} />
+      </ActionForm>
+      <ActionForm
+        action={finishRotationAction}
+        submitLabel={`Finish ${words} rotation`}
+        disabled={!rotating}
+        confirm={`Finish the rotation? The old ${words} stops working at once.`}
+      >
+        <input type="hidden" name="slug" value={slug} />
+        <input type="hidden" name="credential" value={credential} />
+      </ActionForm>
+    </div>
+  );
+}
+
 export default async function ServicesPage() {
   const me = await requirePermissionPage("admin:services");
   const services = await listServices();
@@ -103,9 +133,11 @@ export default async function ServicesPage() {
               <div className="flex flex-wrap items-center gap-2">
                 <span className="font-mono font-medium">{s.slug}</span>
                 <StatusBadge status={s.disabled ? "disabled" : "active"} testId="service-status" small />
-                {s.rotating && (
-                  <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900">rotating: two secrets valid</span>
-                )}
+                {s.rotations.map((c) => (
+                  <span key={c} className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900">
+                    {CREDENTIAL_WORDS[c]} rotating: {ROTATING_WORDS[c]}
+                  </span>
+                ))}
                 <span className="text-xs text-slate-600">
                   created <LocalTime at={s.createdAt.toISOString()} />
                 </span>
@@ -136,20 +168,9 @@ export default async function ServicesPage() {
                     submitLabel="Save notification webhook URL"
                     clearLabel="Clear notification webhook URL"
                   />
-                  <div className="flex flex-wrap gap-3">
-                    {/* Always rendered, so the new secret it shows survives the page refresh. */}
-                    <ActionForm action={rotateSecretAction} submitLabel="Rotate webhook secret">
-                      <input type="hidden" name="slug" value={s.slug} />
-                    </ActionForm>
-                    <ActionForm
-                      action={finishRotationAction}
-                      submitLabel="Finish rotation"
-                      disabled={!s.rotating}
-                      confirm="Finish the rotation? The old secret stops working at once."
-                    >
-                      <input type="hidden" name="slug" value={s.slug} />
-                    </ActionForm>
-                  </div>
+                  {CREDENTIALS.map((c) => (
+                    <RotationForms key={c} slug={s.slug} credential={c} rotating={s.rotations.includes(c)} />
+                  ))}
                 </>
               )}
               <ActionForm
@@ -157,7 +178,7 @@ export default async function ServicesPage() {
                 submitLabel={s.disabled ? "Disabled" : "Disable service"}
                 danger
                 disabled={s.disabled}
-                confirm={`Disable ${s.slug}? Its webhooks and API token are refused from now on.`}
+                confirm={`Disable ${s.slug} for good? This cannot be undone: its webhooks and API tokens are refused from now on, and a disabled service cannot be enabled again (register a new one instead).`}
               >
                 <input type="hidden" name="slug" value={s.slug} />
               </ActionForm>

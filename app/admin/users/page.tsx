@@ -1,18 +1,32 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { requirePermissionPage } from "@/lib/auth/guards";
-import { listUsers } from "@/lib/users/list-users";
+import { findUsers, USERS_PAGE_SIZE, usersQuerySchema } from "@/lib/users/list-users";
 import { ActionForm } from "../_components/action-form";
 import { StatusBadge } from "@/components/status-badge";
 import { LocalTime } from "@/components/time";
-import { AdminPage, Section, TextField } from "../_components/admin-page";
+import { AdminPage, Section, TextField, AnywayCheckbox } from "../_components/admin-page";
 import { createUserAction, disableUserAction, enableUserAction, grantRoleAction, revokeRoleAction, unlinkSlackAction } from "./actions";
+import { firstParam } from "@/lib/http/form-fields";
 
 export const metadata: Metadata = { title: "Users" };
 export const dynamic = "force-dynamic";
 
-export default async function UsersPage() {
+const handRoles = (u: { roles: Array<{ role: string; viaGroup: string | null }> }) => u.roles.filter((r) => r.viaGroup === null).map((r) => r.role);
+
+export default async function UsersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const me = await requirePermissionPage("admin:users");
-  const users = await listUsers();
+  const params = await searchParams;
+  const parsed = usersQuerySchema.safeParse({ q: firstParam(params.q), page: firstParam(params.page) });
+  const found = await findUsers(parsed.success ? parsed.data : { q: undefined, page: 1 });
+  const users = found.users;
+  const pageHref = (page: number) => {
+    const q = new URLSearchParams();
+    if (found.q) q.set("q", found.q);
+    if (page > 1) q.set("page", String(page));
+    return q.size ? `/admin/users?${q.toString()}` : "/admin/users";
+  };
+  const from = (found.page - 1) * USERS_PAGE_SIZE + 1;
 
   return (
     <AdminPage user={me} title="Users">
@@ -28,10 +42,36 @@ export default async function UsersPage() {
             help="Optional: only for password sign-in (10+ characters)."
           />
           <TextField label="Roles" name="roles" placeholder="reviewer, payments" help="Comma-separated; may be empty." className="w-full sm:w-48" />
+          <AnywayCheckbox label="Create anyway" help="Even if no policy uses them yet" />
         </ActionForm>
       </Section>
 
-      <Section title={`All users (${users.length})`} id="users-h">
+      <Section title={found.q ? `Users matching “${found.q}” (${found.total})` : `All users (${found.total})`} id="users-h">
+        <form method="get" action="/admin/users" role="search" aria-label="Find users" className="mb-3 flex flex-wrap items-end gap-2">
+          <TextField label="Email or name contains" name="q" defaultValue={found.q ?? ""} className="w-full sm:w-64" />
+          <button type="submit" className="rounded border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-50">
+            Find
+          </button>
+          {found.q && (
+            <Link href="/admin/users" className="py-2 text-sm text-blue-700 hover:underline">
+              Show all
+            </Link>
+          )}
+        </form>
+        {!parsed.success && (
+          <p role="alert" className="mb-3 rounded border border-red-300 bg-red-50 p-2 text-sm text-red-800">
+            That search could not be used: {parsed.error.issues.map((i) => i.message).join("; ")}. Showing all users instead.
+          </p>
+        )}
+        {found.total === 0 ? (
+          <p className="text-sm text-slate-600">No user matches.</p>
+        ) : (
+          <p className="mb-2 text-sm text-slate-600" data-testid="users-shown">
+            {found.total > USERS_PAGE_SIZE
+              ? `Showing ${from}–${from + users.length - 1} of ${found.total}, by email.`
+              : `${found.total} shown, by email.`}
+          </p>
+        )}
         <ul className="flex flex-col gap-3">
           {users.map((u) => (
             <li key={u.email} aria-label={u.email} className="flex flex-col gap-3 rounded border border-slate-200 p-3">
@@ -78,11 +118,22 @@ export default async function UsersPage() {
                 ) : (
                   <ul className="flex flex-col gap-1" aria-label={`Roles of ${u.email}`}>
                     {u.roles.map((r) => (
-                      <li key={r.role} className="flex flex-wrap items-center gap-2 text-sm" data-testid="role">
+                      <li key={`${r.role}:${r.viaGroup ?? ""}`} className="flex flex-wrap items-center gap-2 text-sm" data-testid="role">
                         <span className="rounded bg-slate-100 px-2 py-0.5 font-mono">{r.role}</span>
-                        <span className="text-xs text-slate-600">
-                          granted <LocalTime at={r.grantedAt.toISOString()} /> by {r.grantedBy ?? "unknown"}
-                        </span>
+                        {r.viaGroup ? (
+                          <span className="rounded bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-900" data-testid="via-group">
+                            via group {r.viaGroup}
+                          </span>
+                        ) : (
+                          <span className="text-xs text-slate-600">
+                            granted <LocalTime at={r.grantedAt.toISOString()} /> by {r.grantedBy ?? "unknown"}
+                          </span>
+                        )}
+                        {r.until && (
+                          <span className="rounded bg-sky-100 px-2 py-0.5 text-xs font-medium text-sky-900">
+                            until <LocalTime at={r.until.toISOString()} />
+                          </span>
+                        )}
                         {r.selfGranted && <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900">self-granted</span>}
                       </li>
                     ))}
@@ -91,14 +142,24 @@ export default async function UsersPage() {
               </div>
 
               {/* Rendered even with no role left, so the last answer stays on screen. */}
-              <ActionForm action={revokeRoleAction} submitLabel="Revoke role" disabled={u.roles.length === 0}>
+              {/* Roles held through a group go with the group (/admin/groups), so only hand-granted ones are offered. */}
+              <ActionForm
+                action={revokeRoleAction}
+                submitLabel="Revoke role"
+                disabled={handRoles(u).length === 0}
+                confirm={`Revoke the chosen role from ${u.email}? What it allows stops at once, on their next click.`}
+              >
                 <input type="hidden" name="email" value={u.email} />
                 <label className="flex flex-col gap-1 text-sm font-medium">
                   Role to revoke
-                  <select name="role" className="rounded border border-slate-300 px-3 py-2 text-base font-normal" disabled={u.roles.length === 0}>
-                    {u.roles.map((r) => (
-                      <option key={r.role} value={r.role}>
-                        {r.role}
+                  <select
+                    name="role"
+                    className="rounded border border-slate-300 px-3 py-2 text-base font-normal"
+                    disabled={handRoles(u).length === 0}
+                  >
+                    {handRoles(u).map((role) => (
+                      <option key={role} value={role}>
+                        {role}
                       </option>
                     ))}
                   </select>
@@ -108,6 +169,14 @@ export default async function UsersPage() {
               <ActionForm action={grantRoleAction} submitLabel="Grant role">
                 <input type="hidden" name="email" value={u.email} />
                 <TextField label="Role to grant" name="role" required placeholder="reviewer" className="w-full sm:w-48" />
+                <TextField
+                  label="Until (UTC, optional)"
+                  name="until"
+                  type="datetime-local"
+                  help="Empty: until revoked. Otherwise the role ends by itself at this time."
+                  className="w-full sm:w-56"
+                />
+                <AnywayCheckbox label="Grant anyway" help="Even if no policy uses this role yet" />
               </ActionForm>
 
               {u.disabled ? (
@@ -122,6 +191,23 @@ export default async function UsersPage() {
             </li>
           ))}
         </ul>
+        {found.pages > 1 && (
+          <nav aria-label="Pages of users" className="mt-3 flex flex-wrap gap-4 text-sm">
+            {found.page > 1 && (
+              <Link href={pageHref(found.page - 1)} className="text-blue-700 hover:underline">
+                Previous {USERS_PAGE_SIZE}
+              </Link>
+            )}
+            <span>
+              Page {found.page} of {found.pages}
+            </span>
+            {found.page < found.pages && (
+              <Link href={pageHref(found.page + 1)} className="text-blue-700 hover:underline">
+                Next {USERS_PAGE_SIZE}
+              </Link>
+            )}
+          </nav>
+        )}
       </Section>
     </AdminPage>
   );

@@ -5,6 +5,7 @@
 import { runAction, type ActionWording } from "@/lib/auth/guards";
 import { AppError } from "@/lib/errors";
 import { findNeighbours } from "@/lib/reviews/neighbours";
+import { parseCarried } from "@/lib/queue/query-params";
 import { recordReview } from "@/lib/reviews/record-review";
 import type { ReviewFormState } from "@/components/review-form";
 import type { ProposalFormState } from "@/components/propose-changes";
@@ -38,8 +39,15 @@ export async function submitReview(_prev: ReviewFormState, formData: FormData): 
         ? `Your approval is recorded: ${outcome.approvals} of ${outcome.quorum}. Waiting for another reviewer.`
         : `Request ${outcome.status}.`;
     if (choice !== "approve-next") return { ok: true, message, status: outcome.status };
-    const { following } = await findNeighbours(user.id, approvalId);
-    return { ok: true, message, status: outcome.status, next: following ? `/approvals/${following}` : "/approvals" };
+    // The next one in the list the reviewer came from: the queue's filters and order, sent with the form.
+    const carried = parseCarried(typeof formData.get("queue") === "string" ? String(formData.get("queue")) : "");
+    const { following } = await findNeighbours(user.id, approvalId, carried.query);
+    return {
+      ok: true,
+      message,
+      status: outcome.status,
+      next: following ? `/approvals/${following}${carried.search}` : `/approvals${carried.search}`,
+    };
   });
 }
 

@@ -11,7 +11,7 @@ import { DecisionPanel } from "@/components/decision-panel";
 import { ExecutionReport } from "@/components/execution-report";
 import { KeyboardShortcuts } from "@/components/keyboard-shortcuts";
 import { QueueLiveRefresh } from "@/components/queue-live-refresh";
-import { StatusBadge } from "@/components/status-badge";
+import { RequestStatus } from "@/components/request-status";
 import { Ago, Countdown, LocalTime } from "@/components/time";
 import { requireUserPage } from "@/lib/auth/guards";
 import { signOutAction } from "@/app/actions/auth";
@@ -28,10 +28,23 @@ import { requestDisplay, type TextView } from "@/lib/display/request-display";
 import { isTruncated } from "@/lib/display/bounded-tree";
 import { paceNote, recordPageServed } from "@/lib/reviews/review-views";
 import { standingOutline } from "@/lib/standing/shape";
+import { argumentGlance } from "@/lib/display/argument-glance";
+import type { Json } from "@/lib/display/bounded-tree";
+import { approvalProgress } from "@/lib/reviews/progress";
+import { parseCarried } from "@/lib/queue/query-params";
+import { RequestGlance } from "@/components/request-glance";
 
 export const dynamic = "force-dynamic";
 
 type Params = { params: Promise<{ id: string }> };
+type SearchParams = Record<string, string | string[] | undefined>;
+
+/** The queue's filters and order the page was opened with (lib/queue/query-params), as query and as link text. */
+async function carriedFrom(searchParams: Promise<SearchParams>) {
+  const given = new URLSearchParams();
+  for (const [k, v] of Object.entries(await searchParams)) if (typeof v === "string") given.set(k, v);
+  return parseCarried(given.toString());
+}
 
 /** The signed-in viewer and the request as they may see it (null: 404), read once per render. */
 const load = cache(async (id: string) => {
@@ -47,7 +60,7 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
   return { title: v ? `${plain(v.tool)} · ${plain(v.service)}` : "Request" };
 }
 
-const approvalHref = (id: string | null) => (id ? `/approvals/${id}` : null);
+const approvalHref = (id: string | null, carried = "") => (id ? `/approvals/${id}${carried}` : null);
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -61,14 +74,16 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
 /** A field a service wrote: revealed, isolated, flagged (lib/display). */
 const Shown = ({ value }: { value: TextView | null }) => (value ? <RevealedText value={value} /> : <>—</>);
 
-export default async function ApprovalPage({ params }: Params) {
+export default async function ApprovalPage({ params, searchParams }: Params & { searchParams: Promise<SearchParams> }) {
   const { id } = await params;
+  const carried = await carriedFrom(searchParams);
   // Version first: a change landing while the page renders is then reported by the live stream.
   const version = await getQueueVersion();
   const { user, v } = await load(id);
   if (!v) notFound();
-  const near = await findNeighbours(user.id, v.id);
-  const [prevHref, nextHref] = [approvalHref(near.prev), approvalHref(near.next)];
+  const near = await findNeighbours(user.id, v.id, carried.query);
+  const [prevHref, nextHref] = [approvalHref(near.prev, carried.search), approvalHref(near.next, carried.search)];
+  const queueHref = `/approvals${carried.search}`;
   // Bounded (docs/security.md): the first render holds a fixed number of nodes; the warning covers everything.
   const shown = requestDisplay(v, v.redactedArgs);
   // When this page was first served to this reviewer, and whether it left arguments out (docs/insights.md):
@@ -76,6 +91,9 @@ export default async function ApprovalPage({ params }: Params) {
   const truncated = isTruncated(shown.args);
   const view = v.status === "pending" ? await recordPageServed({ approvalId: v.id, userId: user.id, truncated }) : null;
   const pace = v.canReview ? paceNote(v, view) : null;
+  // The top of the page (a phone's first screen): the arguments' first lines and the four-eyes progress.
+  const glance = argumentGlance(v.redactedArgs as Json);
+  const progress = approvalProgress({ status: v.status, approvals: v.approvals, quorum: v.policy.quorum, canReview: v.canReview && !v.outcome });
 
   return (
     <>
@@ -83,7 +101,7 @@ export default async function ApprovalPage({ params }: Params) {
       {/* Below lg the form is a bar fixed to the bottom: the page leaves room for it. */}
       <main
         id="main"
-        className={`mx-auto grid max-w-6xl grid-cols-1 gap-5 p-4 lg:grid-cols-[minmax(0,1fr)_22rem] lg:items-start ${v.canReview ? "max-lg:pb-80" : ""}`}
+        className={`mx-auto grid max-w-6xl grid-cols-1 gap-5 p-4 lg:grid-cols-[minmax(0,1fr)_22rem] lg:items-start ${v.canReview ? "max-lg:pb-[calc(var(--decision-bar-h,20rem)+1rem)]" : ""}`}
       >
         <div className="flex flex-col gap-3 lg:col-start-1">
           <DisplayWarning warnings={shown.warnings} />
@@ -144,9 +162,10 @@ export default async function ApprovalPage({ params }: Params) {
             <h1 className="break-all font-mono text-2xl font-semibold">
               <Shown value={shown.fields.tool} />
             </h1>
-            <StatusBadge status={v.status} />
+            <RequestStatus status={v.status} expiresAt={v.expiresAt.toISOString()} />
             {v.effects === "destructive" && <span className="rounded bg-red-700 px-2 py-0.5 text-sm text-white">destructive</span>}
           </div>
+          <RequestGlance summary={shown.fields.summary} glance={glance} progress={progress} expiresAt={v.expiresAt.toISOString()} />
         </div>
 
         {/* Early in the page (and in the Tab order), beside the details on wide screens. */}
@@ -163,6 +182,7 @@ export default async function ApprovalPage({ params }: Params) {
             }
           >
             <DecisionPanel
+              key={v.id}
               approvalId={v.id}
               destructive={v.effects === "destructive"}
               requirePasskey={v.requirePasskey}
@@ -170,7 +190,10 @@ export default async function ApprovalPage({ params }: Params) {
               whyNot={v.whyNot}
               outcome={v.outcome}
               expiresAt={v.expiresAt.toISOString()}
-              nextHref={approvalHref(near.following)}
+              nextHref={approvalHref(near.following, carried.search)}
+              queueHref={queueHref}
+              carried={carried.search}
+              progress={progress}
               submitReview={submitReview}
             />
             {pace && (
@@ -200,7 +223,7 @@ export default async function ApprovalPage({ params }: Params) {
             ) : (
               <span className="rounded border border-slate-200 px-3 py-1 text-slate-500">No next</span>
             )}
-            <Link href="/approvals" className="rounded border border-slate-300 bg-white px-3 py-1 hover:bg-slate-100">
+            <Link href={queueHref} className="rounded border border-slate-300 bg-white px-3 py-1 hover:bg-slate-100">
               Queue
             </Link>
             <KeyboardShortcuts mode="decision" prevHref={prevHref} nextHref={nextHref} />
@@ -285,11 +308,18 @@ export default async function ApprovalPage({ params }: Params) {
             )}
           </section>
 
-          <section aria-labelledby="args-h" className="rounded border border-slate-200 bg-white p-4">
+          <section id="arguments" aria-labelledby="args-h" className="rounded border border-slate-200 bg-white p-4" data-arguments-view="">
             <h2 id="args-h" className="mb-2 text-sm font-semibold">
               Arguments (secrets and personal data redacted)
             </h2>
-            <JsonTree approvalId={v.id} root={shown.args} />
+            {v.argsPurgedAt ? (
+              <p className="text-sm text-slate-700" data-testid="args-purged">
+                Purged <LocalTime at={v.argsPurgedAt.toISOString()} />: this request was decided longer ago than the retention period
+                (RETENTION_DAYS), so its arguments are no longer kept. Its digest, decision and reviews remain.
+              </p>
+            ) : (
+              <JsonTree approvalId={v.id} root={shown.args} />
+            )}
           </section>
 
           {v.revises && (
@@ -347,6 +377,7 @@ export default async function ApprovalPage({ params }: Params) {
               Needs {v.policy.quorum} approval{v.policy.quorum > 1 ? "s" : ""} from: {v.policy.roles.join(", ")} · lives{" "}
               {humanSeconds(v.policy.ttlSeconds)} · {v.approvals} of {v.policy.quorum} so far
             </p>
+            {v.waitingOn.length > 0 && <WaitingOnList waitingOn={v.waitingOn} />}
           </section>
 
           <section aria-labelledby="reviews-h" className="rounded border border-slate-200 bg-white p-4">
@@ -375,5 +406,41 @@ export default async function ApprovalPage({ params }: Params) {
         </div>
       </main>
     </>
+  );
+}
+
+/** How many names a role shows before "and N more". */
+const NAMES_SHOWN = 8;
+
+/** Who may still decide it now, per role: a requester knows whom to ask. */
+function WaitingOnList({
+  waitingOn,
+}: {
+  waitingOn: Array<{ role: string; needed: number; eligible: number; people: Array<{ email: string; name: string | null }> }>;
+}) {
+  const needed = waitingOn[0]!.needed;
+  return (
+    <div className="mt-3 text-sm" data-testid="waiting-on">
+      <h3 className="font-medium">{needed > 0 ? `Waiting on ${needed} more approval${needed > 1 ? "s" : ""}, from:` : "Who can still decide it:"}</h3>
+      <ul className="mt-1 flex flex-col gap-1">
+        {waitingOn.map((w) => (
+          <li key={w.role} data-testid="waiting-on-role">
+            <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono">{w.role}</span>{" "}
+            {w.eligible === 0 ? (
+              <span className="text-amber-900">nobody can decide it now</span>
+            ) : (
+              <span>
+                {w.eligible} can decide it now:{" "}
+                {w.people
+                  .slice(0, NAMES_SHOWN)
+                  .map((p) => (p.name ? `${p.name} (${p.email})` : p.email))
+                  .join(", ")}
+                {w.people.length > NAMES_SHOWN && ` and ${w.people.length - NAMES_SHOWN} more`}
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -94,3 +94,20 @@ def _is_execution_record(value: Any) -> bool:
 def _is_state_execution(value: Any) -> bool:
     """The state answer's ``execution``: null until reported, absent from servers before it."""
     return value is _MISSING or value is None or _is_execution_record(value)
+
+
+def _is_waiting_on(value: Any) -> bool:
+    """The state answer's ``waiting_on``: per role, approvals still ``needed`` and people
+    ``eligible`` to give one now (both counts); empty once decided, absent from older servers."""
+    return value is _MISSING or (
+        isinstance(value, list)
+        and all(
+            isinstance(w, dict)
+            and isinstance(w.get("role"), str)
+            and _is_int(w.get("needed"))
+            and w["needed"] >= 0
+            and _is_int(w.get("eligible"))
+            and w["eligible"] >= 0
+            for w in value
+        )
+    )

@@ -25,6 +25,7 @@ from ._checks import (
     _is_proposal,
     _is_review_list,
     _is_state_execution,
+    _is_waiting_on,
     _is_str,
     _is_str_list,
 )
@@ -189,6 +190,7 @@ class CountersignClient:
                 "reviews": _is_review_list,
                 "consumed": lambda v: isinstance(v, bool),
                 "execution": _is_state_execution,
+                "waiting_on": _is_waiting_on,
             },
         )
 

@@ -204,12 +204,17 @@ export const checkExecutionRecorded = (body: unknown) =>
     reported_at: isString,
   });
 
-/** The state answer, with its `execution` (null until reported; absent from older servers) checked too. */
+const isCount = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value >= 0;
+const isWaitingOn = (value: unknown) =>
+  Array.isArray(value) && value.every((w) => isObject(w) && isString(w.role) && isCount(w.needed) && isCount(w.eligible));
+
+/** The state answer, with its `execution` (null until reported) and `waiting_on` checked too (both absent from older servers). */
 export function checkApprovalStateWithExecution(body: unknown): Checked<ApprovalState> {
   const state = checkApprovalState(body);
   if (!state.ok) return state;
-  const { execution } = state.value;
-  return execution === undefined || execution === null || isExecutionRecord(execution) ? state : { ok: false, field: "execution" };
+  const { execution, waiting_on } = state.value;
+  if (!(execution === undefined || execution === null || isExecutionRecord(execution))) return { ok: false, field: "execution" };
+  return waiting_on === undefined || isWaitingOn(waiting_on) ? state : { ok: false, field: "waiting_on" };
 }
 
 export function checkApprovalExecutedEvent(body: unknown): Checked<ApprovalExecutedBody> {

@@ -97,6 +97,15 @@ export interface ApprovalState {
   consumed: boolean;
   /** The executor's report of the run, once it arrived; null (or absent, from older servers) until then. */
   execution?: ExecutionRecord | null;
+  /** Who may still decide it, per role (empty once decided; absent from older servers): whom to ask. */
+  waiting_on?: WaitingOn[];
+}
+
+/** One role that decides a pending request: approvals it still needs, and how many people could give one now. */
+export interface WaitingOn {
+  role: string;
+  needed: number;
+  eligible: number;
 }
 
 /** How an approved call ran, as its executor reports it (docs/api.md). */

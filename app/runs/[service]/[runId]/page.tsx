@@ -85,15 +85,15 @@ export default async function RunPage({ params, searchParams }: Params) {
             </p>
           </section>
         )}
-        {/* Rendered even when nothing is left to decide, so the result of a batch stays on screen after it. */}
-        <RunBatchForm
-          service={run.service}
-          runId={run.runId}
-          approvalIds={mine.map((r) => r.id)}
-          onePageOf={run.pages > 1 ? run.pages : undefined}
-          destructive={mine.some((r) => r.effects === "destructive")}
-          action={reviewRunAction}
-        />
+        {mine.length > 0 && (
+          <p className="text-sm text-slate-700" data-testid="run-batch-hint">
+            {mine.length === 1 ? "The call you may decide is" : `The ${mine.length} calls you may decide are`} listed below;{" "}
+            <a href="#run-batch" className="underline">
+              Approve all / Deny all
+            </a>{" "}
+            come after them.
+          </p>
+        )}
         {excluded.length > 0 && (
           <p role="note" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm" data-testid="run-excluded">
             {excluded.length} pending request{excluded.length === 1 ? " is" : "s are"} left out of Approve all / Deny all: you may not decide{" "}
@@ -105,6 +105,16 @@ export default async function RunPage({ params, searchParams }: Params) {
             <RunRequestSlice key={i} requests={slice.map((r) => ({ request: r, shown: shown.get(r.id)! }))} />
           ))}
         </ul>
+        {/* After the calls, so they are read before they are decided together (issue 36). Rendered even when
+            nothing is left to decide, so the result of a batch stays on screen after it. */}
+        <RunBatchForm
+          service={run.service}
+          runId={run.runId}
+          approvalIds={mine.map((r) => r.id)}
+          onePageOf={run.pages > 1 ? run.pages : undefined}
+          destructive={mine.some((r) => r.effects === "destructive")}
+          action={reviewRunAction}
+        />
         {run.pages > 1 && <RunPages service={run.service} runId={run.runId} page={run.page} pages={run.pages} total={run.total} />}
       </main>
     </>

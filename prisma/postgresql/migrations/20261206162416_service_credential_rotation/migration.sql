@@ -1,0 +1,6 @@
+-- AlterTable
+ALTER TABLE "services" ADD COLUMN     "api_token_prev_hash" TEXT,
+ADD COLUMN     "callback_secret_prev_enc" TEXT;
+
+-- CreateIndex
+CREATE UNIQUE INDEX "services_api_token_prev_hash_key" ON "services"("api_token_prev_hash");

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "callback_deliveries" ADD COLUMN "traceparent" TEXT;

@@ -1,0 +1,3 @@
+import { credentialRotationSuite } from "./credential-rotation.suite";
+
+credentialRotationSuite("sqlite");

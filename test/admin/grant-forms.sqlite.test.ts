@@ -1,0 +1,3 @@
+import { grantFormsSuite } from "./grant-forms.suite";
+
+grantFormsSuite("sqlite");

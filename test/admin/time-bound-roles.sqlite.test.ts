@@ -1,0 +1,3 @@
+import { timeBoundRolesSuite } from "./time-bound-roles.suite";
+
+timeBoundRolesSuite("sqlite");

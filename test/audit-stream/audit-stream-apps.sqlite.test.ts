@@ -1,0 +1,3 @@
+import { auditStreamAppsSuite } from "./audit-stream-apps.suite";
+
+auditStreamAppsSuite("sqlite");

@@ -1,0 +1,3 @@
+import { auditStreamSuite } from "./audit-stream.suite";
+
+auditStreamSuite("sqlite");

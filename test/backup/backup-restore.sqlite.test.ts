@@ -1,0 +1,3 @@
+import { backupSuite } from "./backup-restore.suite";
+
+backupSuite("sqlite");

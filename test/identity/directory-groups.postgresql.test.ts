@@ -1,0 +1,3 @@
+import { directoryGroupsSuite } from "./directory-groups.suite";
+
+directoryGroupsSuite("postgresql");

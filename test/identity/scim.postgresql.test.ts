@@ -1,0 +1,3 @@
+import { scimSuite } from "./scim.suite";
+
+scimSuite("postgresql");

@@ -1,0 +1,3 @@
+import { awaySuite } from "./away.suite";
+
+awaySuite("sqlite");

@@ -1,0 +1,3 @@
+import { workDueSuite } from "./work-due.suite";
+
+workDueSuite("sqlite");

@@ -1,0 +1,3 @@
+import { reachabilitySuite } from "./reachability.suite";
+
+reachabilitySuite("sqlite");

@@ -1,0 +1,3 @@
+import { recentlyExpiredSuite } from "./recently-expired.suite";
+
+recentlyExpiredSuite("sqlite");

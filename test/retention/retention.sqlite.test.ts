@@ -1,0 +1,3 @@
+import { retentionSuite } from "./retention.suite";
+
+retentionSuite("sqlite");

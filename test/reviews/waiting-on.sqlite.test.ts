@@ -1,0 +1,3 @@
+import { waitingOnSuite } from "./waiting-on.suite";
+
+waitingOnSuite("sqlite");
