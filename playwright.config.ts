@@ -21,11 +21,14 @@ export default defineConfig({
   reporter: [["list"]],
   // The admin CLI the tests make their users with, bundled once (e2e/global-setup.ts).
   globalSetup: "./e2e/global-setup.ts",
-  // Per E2E_PORT, so two runs on one machine keep their own traces.
+  // Per E2E_PORT, so two runs on one machine keep their own failure screenshots and traces.
   outputDir: process.env.E2E_PORT ? `.tmp/e2e-results-${process.env.E2E_PORT}` : ".tmp/e2e-results",
   use: {
     baseURL: E2E.appUrl,
-    trace: "retain-on-failure",
+    // No trace in the full run: recording one for every test (to keep the
+    // failures') cost a fifth of the browser lane's CPU. To look into a
+    // failure, run its file again with `--trace on` (docs/testing.md).
+    trace: "off",
     screenshot: "only-on-failure",
     launchOptions: chromiumLaunchOptions,
   },

@@ -21,6 +21,8 @@ import { errorFields, log } from "../log";
 import { isShuttingDown } from "../shutdown";
 
 const CHANNEL = "countersign_approval_changed";
+/** How the listening connection names itself to PostgreSQL (pg_stat_activity), apart from the pool's. */
+export const LISTENER_APPLICATION_NAME = "countersign-change-listener";
 const ANY = "*";
 /** Wakes every waiter once: the watcher (re)starts from the current head and cannot know what changed before it. */
 const RESYNC = "resync";
@@ -50,7 +52,7 @@ export function emitLocalChange(approvalId: string): void {
 function ensureListening(): Promise<void> {
   if (env().databaseProvider !== "postgresql") return Promise.resolve();
   hub.listening ??= (async () => {
-    const client = new pg.Client({ connectionString: env().DATABASE_URL });
+    const client = new pg.Client({ connectionString: env().DATABASE_URL, application_name: LISTENER_APPLICATION_NAME });
     client.on("notification", (m) => {
       if (m.channel === CHANNEL && m.payload) emitLocalChange(m.payload);
     });
