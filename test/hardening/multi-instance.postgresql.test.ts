@@ -156,6 +156,9 @@ describe.runIf(app?.secondBaseUrl)("two instances on one PostgreSQL database", (
         return Number(rows[0]!.n);
       };
       await expect.poll(listening, { timeout: 20_000 }).toBe(2);
+      // A moment for both polls to reach their instances and wait (a poll that arrived after the
+      // decision would read it at once: still a pass, but one that proves less).
+      await new Promise((r) => setTimeout(r, 1000));
       for (const { id } of waits) await recordReview(reviewer.id, { approvalId: id, decision: "approve" });
       await expect
         .poll(() => heard, { timeout: 20_000 })
