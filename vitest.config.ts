@@ -22,9 +22,10 @@ const CONTAINER_LANE = ["test/container/**/*.test.ts"];
 const NOT_TESTS = ["**/node_modules/**", "**/*.unit.test.ts"];
 // The postgresql lane in two processes of about equal length: part 1 the
 // hardening and database files (crash, multi-instance, outage: the longest
-// single files) and the four longest review suites (the authority table, the
-// rules in SQL, concurrent votes, requester spellings), part 2 everything
-// else. Unset: the whole lane.
+// single files), the four longest review suites (the authority table, the
+// rules in SQL, concurrent votes, requester spellings) and the notification
+// suites (two apps each, with SMTP and push servers), part 2 everything else.
+// Part 2 had ended 400-800 s after part 1. Unset: the whole lane.
 const pgPart = process.env.COUNTERSIGN_TEST_PG_PART;
 if (pgPart && pgPart !== "1" && pgPart !== "2") throw new Error("COUNTERSIGN_TEST_PG_PART must be 1 or 2");
 const PG_PART_1 = [
@@ -34,6 +35,7 @@ const PG_PART_1 = [
   "test/reviews/rules-in-sql*",
   "test/reviews/record-review*",
   "test/reviews/self-review*",
+  "test/notifications/**",
 ];
 const postgresLane = () => {
   if (pgPart === "1")

@@ -11,7 +11,10 @@ import { E2E } from "./config";
 import { adminCli, createUser, e2eEnv, submitSignIn, tag, type TestUser } from "./helpers";
 import { ask, openQueue, repoRoot, service } from "./review-helpers";
 
-test.describe.configure({ timeout: 240_000 });
+// Four axe scans of a page cost 10-60 s on an idle machine (axe's own work
+// grows with the page's elements); the full run shares two cores with four
+// Vitest lanes, where the users page once took over 240 s.
+test.describe.configure({ timeout: 480_000 });
 
 const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 const SCHEMES = ["light", "dark"] as const;
