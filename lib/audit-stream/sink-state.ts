@@ -1,17 +1,17 @@
 // Each sink's row in audit_sinks: its cursor (the last seq it accepted), the
-// last send and the last failure's class, and its lease. The lease follows
-// lib/metrics/lease.ts: taken or renewed by one conditional upsert that
-// succeeds only when the lease is free, expired, or already the caller's
-// (on PostgreSQL a racing upsert waits for the row and re-checks the
-// condition), so one instance at a time sends to a sink. The cursor moves
-// only under the lease and only forward from where the holder read it.
+// last send and the last failure's class, and its lease: a named lease
+// (lib/outbox/lease.ts), so one instance at a time sends to a sink. The
+// cursor moves only under the lease and only forward from where the holder
+// read it.
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { asDateOrNull, type Sql } from "../db/sql";
+import { holdNamedLease, type NamedLeaseTable } from "../outbox/lease";
 import type { SinkName } from "./sink";
 
 /** How long a lease lasts without renewal; each accepted batch renews it, and a pass hands it back when done. */
 export const SINK_LEASE_MS = 60_000;
+const AUDIT_SINKS: NamedLeaseTable = { table: "audit_sinks", until: "lease_until", newRow: { sent_seq: 0 }, returning: "sent_seq" };
 
 const KEY = Symbol.for("countersign.auditStream.holder");
 const g = globalThis as unknown as { [KEY]?: string };
@@ -23,15 +23,8 @@ export function streamHolderId(): string {
 
 /** Takes or renews `sink`'s lease for `holder`; its cursor if it holds it now, null if another instance does. */
 export async function takeSinkLease(sql: Sql, sink: SinkName, holder: string, now: Date): Promise<number | null> {
-  const until = new Date(now.getTime() + SINK_LEASE_MS);
-  const rows = await sql.all<{ sent_seq: unknown }>(
-    `INSERT INTO audit_sinks (name, sent_seq, holder, lease_until) VALUES (?, 0, ?, ?)
-     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until
-     WHERE audit_sinks.holder IS NULL OR audit_sinks.lease_until IS NULL OR audit_sinks.lease_until <= ? OR audit_sinks.holder = excluded.holder
-     RETURNING sent_seq`,
-    [sink, holder, until, now],
-  );
-  return rows.length === 1 ? Number(rows[0]!.sent_seq) : null;
+  const row = await holdNamedLease(sql, AUDIT_SINKS, sink, holder, now, SINK_LEASE_MS);
+  return row ? Number(row.sent_seq) : null;
 }
 
 /** Moves the cursor from `from` to `to` and renews the lease; false if the lease was lost (another instance took over). */

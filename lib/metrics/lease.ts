@@ -2,16 +2,15 @@
 // numbers whichever instance computes them; if every instance exposed them,
 // a sum over instances would count them once per instance. So one instance
 // at a time holds a lease on them: a row in metrics_leases, taken or renewed
-// at each scrape by one conditional upsert that succeeds only when the lease
-// is free, expired, or already this process's. The holder exposes them; the
-// others leave them out. The same statement runs on SQLite and PostgreSQL
-// (on PostgreSQL a racing upsert waits for the row and re-checks the
-// condition, so two instances can never both win).
+// at each scrape (lib/outbox/lease.ts, holdNamedLease). The holder exposes
+// them; the others leave them out.
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { direct, type Sql } from "../db/sql";
+import { holdNamedLease, type NamedLeaseTable } from "../outbox/lease";
 
 const LEASE = "database-gauges";
+const METRICS_LEASES: NamedLeaseTable = { table: "metrics_leases", until: "expires_at", returning: "holder" };
 
 /**
  * How long a lease lasts without a renewal. The holder renews it at each of
@@ -32,15 +31,7 @@ export function metricsHolderId(): string {
 
 /** Takes or renews the lease for `holder`; true if it holds it now. */
 export async function holdMetricsLease(sql: Sql, holder = metricsHolderId(), now = new Date()): Promise<boolean> {
-  const until = new Date(now.getTime() + METRICS_LEASE_SECONDS * 1000);
-  const rows = await sql.all<{ holder: string }>(
-    `INSERT INTO metrics_leases (name, holder, expires_at) VALUES (?, ?, ?)
-     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-     WHERE metrics_leases.expires_at <= ? OR metrics_leases.holder = excluded.holder
-     RETURNING holder`,
-    [LEASE, holder, until, now],
-  );
-  return rows.length === 1;
+  return (await holdNamedLease(sql, METRICS_LEASES, LEASE, holder, now, METRICS_LEASE_SECONDS * 1000)) !== null;
 }
 
 /** Hands the lease back (shutdown), so another instance takes it at its next scrape. */

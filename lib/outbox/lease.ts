@@ -6,8 +6,16 @@
 // claimer then reads back by its owner name exactly what it won. A lease runs
 // out by itself, so a crashed instance holds nothing for long, and a stopping
 // instance hands its leases back at once.
+//
+// The other kind of lease here is on one named row that one instance at a
+// time holds: the database-wide metrics, each audit sink. It is taken or
+// renewed by one conditional upsert that succeeds only when the lease is
+// free, ran out, or is already the caller's; on PostgreSQL a racing upsert
+// waits for the row and re-checks the condition, so two instances never
+// both hold it.
 import "server-only";
 import { randomUUID } from "node:crypto";
+import type { Sql, SqlParam, SqlRow } from "../db/sql";
 
 /** This instance's name on the leases it takes. */
 export const WORKER_ID = `${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -58,4 +66,31 @@ export async function release(table: LeasedTable, owner: string, { prefix = fals
 /** Whether a message first queued at `createdAt` that failed again at `at` is given up on. */
 export function givenUp(createdAt: Date, at: Date): boolean {
   return at.getTime() - createdAt.getTime() > GIVE_UP_AFTER_MS;
+}
+
+/** A table of named leases: its `name` and `holder` columns, and the column the lease runs until. */
+export type NamedLeaseTable = {
+  table: "metrics_leases" | "audit_sinks";
+  until: "expires_at" | "lease_until";
+  /** Columns a new row needs besides name, holder and until. */
+  newRow?: Readonly<Record<string, SqlParam>>;
+  /** What a successful take reads back. */
+  returning: string;
+};
+
+/**
+ * Takes or renews the lease on `name` for `holder` until `ms` after `now`.
+ * The row (its `returning` columns) if `holder` holds it now, null if another does.
+ */
+export async function holdNamedLease(sql: Sql, t: NamedLeaseTable, name: string, holder: string, now: Date, ms: number): Promise<SqlRow | null> {
+  const extra = Object.entries(t.newRow ?? {});
+  const columns = ["name", "holder", t.until, ...extra.map(([column]) => column)];
+  const rows = await sql.all(
+    `INSERT INTO ${t.table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})
+     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, ${t.until} = excluded.${t.until}
+     WHERE ${t.table}.holder IS NULL OR ${t.table}.${t.until} IS NULL OR ${t.table}.${t.until} <= ? OR ${t.table}.holder = excluded.holder
+     RETURNING ${t.returning}`,
+    [name, holder, new Date(now.getTime() + ms), ...extra.map(([, value]) => value), now],
+  );
+  return rows.length === 1 ? rows[0]! : null;
 }
