@@ -64,7 +64,8 @@ export default defineConfig({
     setupFiles: ["test/setup-env.ts"],
     // `npm test` runs five lanes on two cores, where a test takes two to three
     // times as long as alone: tests that start processes took 20-40 s in a
-    // green run on an idle machine, and one ran into a 60 s limit in CI.
+    // green full run (the machine otherwise idle), and one ran into a 60 s
+    // limit in CI.
     testTimeout: 120_000,
     hookTimeout: 180_000,
     projects: [

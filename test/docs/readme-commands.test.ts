@@ -112,7 +112,8 @@ describe("the README's commands", () => {
     await until(agent, /requested payments\.pay: http:\/\/localhost:\d+\/approvals\/apr_\S+/, 60_000);
     await until(agent, /the request expires in \d+ minutes/, 10_000);
     expect(agent.output()).toContain(`http://localhost:${port}/approvals/`);
-    // The test's own limit covers the waits above (a first `npm start` builds
-    // its bundles): Vitest's default 60 s cut it short on a loaded machine.
+    // The test's own limit covers the waits above (`npm start` through tsx,
+    // migrations and the demo seed, then the server, then the demo agent):
+    // Vitest's default cut it short on a loaded machine.
   }, 300_000);
 });
