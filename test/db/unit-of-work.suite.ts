@@ -109,20 +109,27 @@ export function unitOfWorkSuite(provider: Provider, enabled = true) {
       let ran = false;
       work.afterCommit(() => (ran = true));
       expect(ran).toBe(true);
-      // A timer started inside a transaction that fires after it ended has no transaction to join.
+      // A timer started inside a transaction that fires after it ended has no
+      // transaction to join. It waits for the end itself: a fixed 50 ms once
+      // fired while a loaded PostgreSQL run was still committing.
       let late!: Promise<unknown>;
+      let endTransaction!: () => void;
+      const transactionEnded = new Promise<void>((resolve) => (endTransaction = resolve));
       await inTransaction(async () => {
         late = new Promise((resolve) =>
           setTimeout(() => {
-            try {
-              audit.recordAudit(event(9));
-              resolve("recorded");
-            } catch (e) {
-              resolve(e);
-            }
-          }, 50),
+            void transactionEnded.then(() => {
+              try {
+                audit.recordAudit(event(9));
+                resolve("recorded");
+              } catch (e) {
+                resolve(e);
+              }
+            });
+          }, 0),
         );
       });
+      endTransaction();
       expect(String(await late)).toContain("recordAudit outside a transaction");
       expect(await chain()).toEqual([]);
     });
