@@ -83,3 +83,18 @@ export async function signInFrom(
 ): Promise<SignInAttempt & { ms: number }> {
   return submitSignIn(base, from, await csrfFrom(base, from, headers), email, password, headers);
 }
+
+/**
+ * The sign-in limits count fixed minutes (lib/rate-limit.ts), so a burst that
+ * tests one must not straddle a minute's edge. Times one sign-in now (the
+ * machine's load decides how long a burst takes) and, if `attempts` of them
+ * would not fit in what is left of this minute with room to spare, waits for
+ * the next minute to begin.
+ */
+export async function roomForBurst(base: string, attempts: number): Promise<void> {
+  const started = Date.now();
+  await signInFrom(base, loopbackAddress(), `timing-${randomBytes(4).toString("hex")}@example.com`, "guess");
+  const needed = Math.min(59, ((Date.now() - started) / 1000) * attempts * 1.5 + 5);
+  const into = (Date.now() / 1000) % 60;
+  if (into > 60 - needed) await new Promise((r) => setTimeout(r, (60 - into + 0.5) * 1000));
+}
