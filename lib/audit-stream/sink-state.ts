@@ -4,7 +4,6 @@
 // cursor moves only under the lease and only forward from where the holder
 // read it.
 import "server-only";
-import { randomUUID } from "node:crypto";
 import { asDateOrNull, type Sql } from "../db/sql";
 import { holdNamedLease, type NamedLeaseTable } from "../outbox/lease";
 import type { SinkName } from "./sink";
@@ -12,14 +11,6 @@ import type { SinkName } from "./sink";
 /** How long a lease lasts without renewal; each accepted batch renews it, and a pass hands it back when done. */
 export const SINK_LEASE_MS = 60_000;
 const AUDIT_SINKS: NamedLeaseTable = { table: "audit_sinks", until: "lease_until", newRow: { sent_seq: 0 }, returning: "sent_seq" };
-
-const KEY = Symbol.for("countersign.auditStream.holder");
-const g = globalThis as unknown as { [KEY]?: string };
-
-/** This process's name on the leases it takes. */
-export function streamHolderId(): string {
-  return (g[KEY] ??= randomUUID());
-}
 
 /** Takes or renews `sink`'s lease for `holder`; its cursor if it holds it now, null if another instance does. */
 export async function takeSinkLease(sql: Sql, sink: SinkName, holder: string, now: Date): Promise<number | null> {

@@ -9,7 +9,8 @@ import "server-only";
 import { asDateOrNull, direct, type Sql } from "../db/sql";
 import { env } from "../env";
 import { errorFields, log } from "../log";
-import { advanceCursor, recordSinkFailure, releaseSinkLease, streamHolderId, takeSinkLease } from "./sink-state";
+import { advanceCursor, recordSinkFailure, releaseSinkLease, takeSinkLease } from "./sink-state";
+import { leaseHolderId } from "../outbox/lease";
 import { eventsAfter, headSeq } from "./read-events";
 import { errorClassOf, type AuditSink, type SinkName } from "./sink";
 import { parseSyslogUrl, syslogSink } from "./syslog-sink";
@@ -58,7 +59,7 @@ export async function streamAuditPass(sinks: readonly AuditSink[], opts: PassOpt
 
 async function streamToSink(sink: AuditSink, opts: PassOptions): Promise<SinkPassResult> {
   const sql = opts.sql ?? direct();
-  const holder = opts.holder ?? streamHolderId();
+  const holder = opts.holder ?? leaseHolderId();
   const now = opts.now ?? (() => new Date());
   const batch = opts.batch ?? STREAM_BATCH;
   const maxBatches = opts.maxBatches ?? STREAM_MAX_BATCHES;
@@ -106,6 +107,6 @@ async function dueState(sql: Sql, sink: SinkName, now: Date, retryAfterMs: numbe
 }
 
 /** This instance's leases back (shutdown): another instance takes the sinks at its next pass. */
-export async function releaseStreamLeases(sql: Sql = direct(), holder = streamHolderId()): Promise<void> {
+export async function releaseStreamLeases(sql: Sql = direct(), holder = leaseHolderId()): Promise<void> {
   await releaseSinkLease(sql, holder);
 }

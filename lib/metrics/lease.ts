@@ -5,9 +5,8 @@
 // at each scrape (lib/outbox/lease.ts, holdNamedLease). The holder exposes
 // them; the others leave them out.
 import "server-only";
-import { randomUUID } from "node:crypto";
 import { direct, type Sql } from "../db/sql";
-import { holdNamedLease, type NamedLeaseTable } from "../outbox/lease";
+import { holdNamedLease, leaseHolderId, type NamedLeaseTable } from "../outbox/lease";
 
 const LEASE = "database-gauges";
 const METRICS_LEASES: NamedLeaseTable = { table: "metrics_leases", until: "expires_at", returning: "holder" };
@@ -20,21 +19,12 @@ const METRICS_LEASES: NamedLeaseTable = { table: "metrics_leases", until: "expir
  */
 export const METRICS_LEASE_SECONDS = 60;
 
-// One holder id per process, on globalThis like the registry (several
-// copies of this module in one build must be one holder).
-const KEY = Symbol.for("countersign.metrics.holder");
-const g = globalThis as unknown as { [KEY]?: string };
-
-export function metricsHolderId(): string {
-  return (g[KEY] ??= randomUUID());
-}
-
 /** Takes or renews the lease for `holder`; true if it holds it now. */
-export async function holdMetricsLease(sql: Sql, holder = metricsHolderId(), now = new Date()): Promise<boolean> {
+export async function holdMetricsLease(sql: Sql, holder = leaseHolderId(), now = new Date()): Promise<boolean> {
   return (await holdNamedLease(sql, METRICS_LEASES, LEASE, holder, now, METRICS_LEASE_SECONDS * 1000)) !== null;
 }
 
 /** Hands the lease back (shutdown), so another instance takes it at its next scrape. */
-export async function releaseMetricsLease(sql: Sql = direct(), holder = metricsHolderId()): Promise<void> {
+export async function releaseMetricsLease(sql: Sql = direct(), holder = leaseHolderId()): Promise<void> {
   await sql.run("DELETE FROM metrics_leases WHERE name = ? AND holder = ?", [LEASE, holder]);
 }

@@ -68,22 +68,33 @@ export function givenUp(createdAt: Date, at: Date): boolean {
   return at.getTime() - createdAt.getTime() > GIVE_UP_AFTER_MS;
 }
 
-/** A table of named leases: its `name` and `holder` columns, and the column the lease runs until. */
-export type NamedLeaseTable = {
-  table: "metrics_leases" | "audit_sinks";
-  until: "expires_at" | "lease_until";
-  /** Columns a new row needs besides name, holder and until. */
-  newRow?: Readonly<Record<string, SqlParam>>;
-  /** What a successful take reads back. */
-  returning: string;
-};
+/**
+ * A table of named leases: its `name` and `holder` columns, the column the
+ * lease runs until, the columns a new row needs besides those (`newRow`), and
+ * what a successful take reads back (`returning`). One shape per table, so a
+ * caller cannot mix one table's columns with another's.
+ */
+export type NamedLeaseTable =
+  | { table: "metrics_leases"; until: "expires_at"; newRow?: undefined; returning: "holder" }
+  | { table: "audit_sinks"; until: "lease_until"; newRow: { sent_seq: 0 }; returning: "sent_seq" };
+
+// One holder name per process for every named lease, on globalThis: the
+// Next.js bundle and the background loop load separate copies of this
+// module, and both must hold a lease as the same instance.
+const HOLDER = Symbol.for("countersign.namedLease.holder");
+const processGlobals = globalThis as unknown as { [HOLDER]?: string };
+
+/** This process's name on the named leases it takes. */
+export function leaseHolderId(): string {
+  return (processGlobals[HOLDER] ??= randomUUID());
+}
 
 /**
  * Takes or renews the lease on `name` for `holder` until `ms` after `now`.
  * The row (its `returning` columns) if `holder` holds it now, null if another does.
  */
 export async function holdNamedLease(sql: Sql, t: NamedLeaseTable, name: string, holder: string, now: Date, ms: number): Promise<SqlRow | null> {
-  const extra = Object.entries(t.newRow ?? {});
+  const extra: [string, SqlParam][] = Object.entries(t.newRow ?? {});
   const columns = ["name", "holder", t.until, ...extra.map(([column]) => column)];
   const rows = await sql.all(
     `INSERT INTO ${t.table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})
