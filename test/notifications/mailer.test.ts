@@ -127,7 +127,8 @@ describe("a server that accepts the connection and never greets", () => {
     const transport = createTransport(smtpPool(`smtp://127.0.0.1:${silentPort}/?greetingTimeout=300`));
     const started = Date.now();
     await expect(transport.sendMail({ from: "a@example.com", to: "b@example.com", text: "t" })).rejects.toMatchObject({ code: "ETIMEDOUT" });
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Half nodemailer's own default greeting wait (30 s): the URL's 300 ms is what ended it.
+    expect(Date.now() - started).toBeLessThan(15_000);
     transport.close();
   });
 });

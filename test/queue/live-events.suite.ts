@@ -80,7 +80,7 @@ export function liveEventsSuite(provider: Provider) {
       }
     });
 
-    it("streams ready, then reports a request sent through the app within 2 s", async () => {
+    it("streams ready, then reports a request sent through the app while the stream is open", async () => {
       const res = await open();
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
@@ -103,26 +103,32 @@ export function liveEventsSuite(provider: Provider) {
         tool: "mail.send",
         arguments: { to: "x" },
       });
-      const changed = await stream.waitFor((e) => e.event === "changed" && e.data.includes(id), 5000);
+      // How soon is printed, not held to a bound a loaded machine can miss
+      // (docs/testing.md): a feed that missed it, or heard of it only at a
+      // reload, says nothing within the wait.
+      const changed = await stream.waitFor((e) => e.event === "changed" && e.data.includes(id), 15_000);
       await stream.close();
       expect(changed, JSON.stringify(stream.events)).toBeDefined();
-      expect(changed!.at - sentAt).toBeLessThan(2000);
+      console.log(`live feed reported the request ${changed!.at - sentAt} ms after it was sent`);
       // Ids and a version only.
       expect(Object.keys(JSON.parse(changed!.data) as object).sort()).toEqual(["ids", "more", "version"]);
       expect(stream.events[0]?.event).toBe("ready");
     });
 
-    it("reports a request written by another process on the same database within 2 s", async () => {
+    it("reports a request written by another process on the same database while the stream is open", async () => {
       const stream = eventStream(await open());
       const service = await f.makeService();
       expect(await stream.waitFor((e) => e.event === "ready", 5000)).toBeDefined();
       const sentAt = Date.now();
       // This process is not the app: the app hears of it through the database.
       const { approval_id: id } = await f.makeApproval(service, { tool: "mail.send" });
-      const changed = await stream.waitFor((e) => e.event === "changed" && e.data.includes(id), 5000);
+      // How soon is printed, not held to a bound a loaded machine can miss
+      // (docs/testing.md): a feed that missed it, or heard of it only at a
+      // reload, says nothing within the wait.
+      const changed = await stream.waitFor((e) => e.event === "changed" && e.data.includes(id), 15_000);
       await stream.close();
       expect(changed, JSON.stringify(stream.events)).toBeDefined();
-      expect(changed!.at - sentAt).toBeLessThan(2000);
+      console.log(`live feed reported the request ${changed!.at - sentAt} ms after it was sent`);
     });
 
     it("never names a request the viewer may not see (docs/security.md)", async () => {
