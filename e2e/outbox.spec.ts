@@ -26,11 +26,18 @@ test("an admin reads the reviewers' notifications in the local mailbox", async (
   const admin = await session(browser, ["admin"], "outbox-admin");
   await admin.page.goto("/admin/outbox");
   await expect(admin.page.getByTestId("email-channel")).toContainText("local mailbox");
+  // Other files' messages arrive meanwhile, 25 a page: the reviewer's are found by recipient.
+  const search = admin.page.getByRole("search", { name: "Find messages" });
+  await search.getByLabel("Recipient (exactly)").fill(reviewer.email);
+  await search.getByRole("button", { name: "Find" }).click();
+  await admin.page.waitForURL(/\/admin\/outbox\?.*to=/);
+  expect(new URL(admin.page.url()).searchParams.get("to")).toBe(reviewer.email);
   const message = admin.page.getByTestId("outbox-message").filter({ hasText: `outbox${t}.refund` });
   await expect(async () => {
     await admin.page.reload();
     await expect(message).toHaveCount(1);
   }).toPass({ timeout: 15_000 });
+  await expect(admin.page.getByTestId("messages-shown")).toHaveText("Showing all 1.");
   await expect(message.getByTestId("message-recipient")).toHaveText(reviewer.email);
   // Kept here, not sent anywhere: the badge says so.
   await expect(message.getByTestId("message-status")).toHaveText("kept locally");
@@ -47,6 +54,12 @@ test("an admin reads the reviewers' notifications in the local mailbox", async (
   await expect(message.locator("pre")).toContainText('"Refund the duplicate charge"');
   await expect(message).not.toContainText(`ACCT-${t}-SECRET`);
   await expect(message).not.toContainText("7777");
+  // A query the page cannot use is said in words, and the messages are shown anyway.
+  await admin.page.goto("/admin/outbox?status=lost&page=0");
+  await expect(admin.page.getByRole("alert").filter({ hasText: "That search could not be used" })).toContainText(
+    "status must be one of pending, sent, dropped, failed; pages start at 1",
+  );
+  await expect(admin.page.getByTestId("outbox-message").first()).toBeVisible();
   await admin.context.close();
 
   const other = await session(browser, [role], "outbox-reviewer");

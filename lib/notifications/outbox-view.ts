@@ -1,10 +1,34 @@
-// The notification outbox as admins see it (/admin/outbox): the newest
-// messages with their status, attempts and outcome, and each message's own
-// attempt log. Bodies hold no argument values (compose-message.ts), so the
+// The notification outbox as admins see it (/admin/outbox): the messages,
+// newest first, a page at a time (all of them, or those of one status or to
+// one recipient), with their status, attempts and outcome, and each
+// message's own attempt log. Bodies hold no argument values (compose-message.ts), so the
 // local mailbox can show them whole; an attempt's detail is words without values.
 import "server-only";
+import { z } from "zod";
 import { db } from "../db/client";
 import { emailChannel, KEPT_LOCALLY, type EmailChannel } from "./mailer";
+
+// Each message carries its attempts and its text: 25 a page keep the page
+// short on a phone and an accessibility scan of it in seconds (at 100 it
+// was the slowest page in the browser tests).
+export const OUTBOX_PAGE_SIZE = 25;
+
+export const OUTBOX_STATUSES = ["pending", "sent", "dropped", "failed"] as const;
+
+/** The page's query: `status` (one of OUTBOX_STATUSES), `to` (one recipient, exactly) and `page` (from 1). */
+export const outboxQuerySchema = z.object({
+  // The form's "any status" sends an empty value.
+  status: z.preprocess((v) => (v === "" ? undefined : v), z.enum(OUTBOX_STATUSES, `status must be one of ${OUTBOX_STATUSES.join(", ")}`).optional()),
+  to: z
+    .string()
+    .trim()
+    .max(2048, "the recipient is limited to 2048 characters")
+    .optional()
+    .transform((v) => v || undefined),
+  page: z.coerce.number({ message: "page must be a number" }).int("page must be a whole number").min(1, "pages start at 1").default(1),
+});
+
+export type OutboxQuery = z.infer<typeof outboxQuerySchema>;
 
 /** Attempts shown per message: a message retried for a day has about 35. */
 export const ATTEMPTS_SHOWN = 20;
@@ -46,11 +70,29 @@ export function shownStatus(m: { channel: string; status: string; outcome: strin
   return m.channel === "email" && m.status === "sent" && m.outcome === KEPT_LOCALLY ? "kept locally" : m.status;
 }
 
-export async function listOutbox(limit = 100): Promise<{ channel: EmailChannel; messages: OutboxMessage[] }> {
+export type OutboxPage = {
+  channel: EmailChannel;
+  messages: OutboxMessage[];
+  /** Messages matching the query, on every page. */
+  total: number;
+  page: number;
+  pages: number;
+  status: OutboxQuery["status"];
+  to: string | undefined;
+};
+
+/** One page of the messages matching `query`, newest first; past the last page, the last. */
+export async function listOutbox(query: Partial<OutboxQuery> = {}, pageSize = OUTBOX_PAGE_SIZE): Promise<OutboxPage> {
+  const where = { ...(query.status ? { status: query.status } : {}), ...(query.to ? { recipient: query.to } : {}) };
+  const total = await db().notification.count({ where });
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  const page = Math.min(query.page ?? 1, pages);
   // The attempts come in the same call, only for the messages on the page.
   const rows = await db().notification.findMany({
+    where,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: limit,
+    skip: (page - 1) * pageSize,
+    take: pageSize,
     select: {
       id: true,
       approvalId: true,
@@ -73,5 +115,5 @@ export async function listOutbox(limit = 100): Promise<{ channel: EmailChannel; 
     },
   });
   const messages = rows.map(({ body, attemptsLog, ...r }) => ({ ...r, shownStatus: shownStatus(r), text: readableText(body), log: attemptsLog }));
-  return { channel: emailChannel(), messages };
+  return { channel: emailChannel(), messages, total, page, pages, status: query.status, to: query.to };
 }

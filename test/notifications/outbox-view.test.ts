@@ -1,6 +1,8 @@
 // The admin outbox's view (lib/notifications/outbox-view.ts) on a real SQLite
 // file: each message carries its own attempts, newest first, at most 20, with
-// their result, words and duration; a message never tried has none.
+// their result, words and duration; a message never tried has none. Messages
+// come a page at a time, newest first, all or those of one status or to one
+// recipient, and a query the page cannot use is refused in words.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useFreshDatabase } from "../helpers/databases";
 
@@ -75,9 +77,50 @@ describe("outbox view: messages with their attempts (sqlite)", () => {
   });
 
   it("reads attempts only for the messages on the page", async () => {
-    const { messages } = await view.listOutbox(2);
+    const { messages } = await view.listOutbox({}, 2);
     expect(messages).toHaveLength(2);
     const all = await view.listOutbox();
     for (const m of messages) expect(m.log).toEqual(all.messages.find((x) => x.id === m.id)!.log);
+  });
+
+  it("pages newest first, filters by status and by recipient, and past the last page shows the last", async () => {
+    const to = `paged-${f.uid()}@example.com`;
+    const t0 = Date.now() + 3_600_000; // newer than every other message in this file
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push(await message("email", new Date(t0 + i * 1000), { recipient: to, status: i % 3 === 0 ? "failed" : "sent" }));
+    const newestFirst = [...ids].reverse();
+
+    const first = await view.listOutbox({ to }, 3);
+    expect(first).toMatchObject({ total: 7, page: 1, pages: 3, to, status: undefined });
+    expect(first.messages.map((m) => m.id)).toEqual(newestFirst.slice(0, 3));
+    expect((await view.listOutbox({ to, page: 2 }, 3)).messages.map((m) => m.id)).toEqual(newestFirst.slice(3, 6));
+    const past = await view.listOutbox({ to, page: 99 }, 3);
+    expect([past.page, past.messages.map((m) => m.id)]).toEqual([3, newestFirst.slice(6)]);
+
+    const failed = await view.listOutbox({ to, status: "failed" }, 3);
+    expect([failed.total, failed.messages.map((m) => m.id)]).toEqual([3, [ids[6], ids[3], ids[0]]]);
+    // Unfiltered, the newest page is these messages, and the total counts every message.
+    const all = await view.listOutbox({}, 3);
+    expect(all.messages.map((m) => m.id)).toEqual(newestFirst.slice(0, 3));
+    expect(all.total).toBe(await ctx.db.notification.count());
+    expect(view.OUTBOX_PAGE_SIZE).toBe(25);
+    expect(await view.listOutbox({ to: `nobody-${f.uid()}@example.com` })).toMatchObject({ messages: [], total: 0, page: 1, pages: 1 });
+  });
+
+  it("reads the page's query, and refuses what it cannot use in words", () => {
+    expect(view.outboxQuerySchema.parse({ status: "", to: "  ", page: undefined })).toEqual({ status: undefined, to: undefined, page: 1 });
+    expect(view.outboxQuerySchema.parse({ status: "failed", to: " ana@example.com ", page: "2" })).toEqual({
+      status: "failed",
+      to: "ana@example.com",
+      page: 2,
+    });
+    const messages = (input: Record<string, unknown>) => {
+      const r = view.outboxQuerySchema.safeParse(input);
+      return r.success ? [] : r.error.issues.map((i) => i.message);
+    };
+    expect(messages({ status: "lost" })).toEqual(["status must be one of pending, sent, dropped, failed"]);
+    expect(messages({ page: "0" })).toEqual(["pages start at 1"]);
+    expect(messages({ page: "two" })).toEqual(["page must be a number"]);
+    expect(messages({ page: "1.5" })).toEqual(["page must be a whole number"]);
   });
 });

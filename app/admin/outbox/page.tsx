@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { requirePermissionPage } from "@/lib/auth/guards";
-import { listOutbox, type OutboxAttempt } from "@/lib/notifications/outbox-view";
+import { listOutbox, OUTBOX_PAGE_SIZE, OUTBOX_STATUSES, outboxQuerySchema, type OutboxAttempt } from "@/lib/notifications/outbox-view";
+import { firstParam } from "@/lib/http/form-fields";
 import { auditStreamView, type SinkLag } from "@/lib/audit-stream/lag";
 import { StatusBadge } from "@/components/status-badge";
 import { LocalTime } from "@/components/time";
-import { AdminPage, Section } from "../_components/admin-page";
+import { AdminPage, Section, TextField } from "../_components/admin-page";
 
 export const metadata: Metadata = { title: "Outbox" };
 export const dynamic = "force-dynamic";
@@ -104,17 +105,62 @@ function AuditSinks({ head, sinks }: { head: number; sinks: SinkLag[] }) {
   );
 }
 
-export default async function OutboxPage() {
+export default async function OutboxPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const me = await requirePermissionPage("admin:outbox");
-  const [{ channel, messages }, stream] = await Promise.all([listOutbox(), auditStreamView()]);
+  const params = await searchParams;
+  const parsed = outboxQuerySchema.safeParse({ status: firstParam(params.status), to: firstParam(params.to), page: firstParam(params.page) });
+  const [found, stream] = await Promise.all([listOutbox(parsed.success ? parsed.data : {}), auditStreamView()]);
+  const { channel, messages } = found;
+  const filtered = Boolean(found.status || found.to);
+  const pageHref = (page: number) => {
+    const q = new URLSearchParams();
+    if (found.status) q.set("status", found.status);
+    if (found.to) q.set("to", found.to);
+    if (page > 1) q.set("page", String(page));
+    return q.size ? `/admin/outbox?${q.toString()}` : "/admin/outbox";
+  };
+  const from = (found.page - 1) * OUTBOX_PAGE_SIZE + 1;
   return (
     <AdminPage user={me} title="Outbox">
       <p className="text-sm text-slate-700" data-testid="email-channel">
         {CHANNEL_NOTE[channel]}
       </p>
       <AuditSinks head={stream.head} sinks={stream.sinks} />
-      <Section title={`Messages (${messages.length}, newest first)`} id="messages-h">
-        {messages.length === 0 && <p className="text-sm text-slate-600">No messages yet.</p>}
+      <Section title={filtered ? `Matching messages (${found.total}), newest first` : `Messages (${found.total}), newest first`} id="messages-h">
+        <form method="get" action="/admin/outbox" role="search" aria-label="Find messages" className="mb-3 flex flex-wrap items-end gap-2">
+          <label className="flex flex-col gap-1 text-sm font-medium">
+            Status
+            <select name="status" defaultValue={found.status ?? ""} className="rounded border border-slate-300 px-3 py-2 text-base font-normal">
+              <option value="">any</option>
+              {OUTBOX_STATUSES.map((st) => (
+                <option key={st} value={st}>
+                  {st}
+                </option>
+              ))}
+            </select>
+          </label>
+          <TextField label="Recipient (exactly)" name="to" defaultValue={found.to ?? ""} className="w-full sm:w-64" />
+          <button type="submit" className="rounded border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-50">
+            Find
+          </button>
+          {filtered && (
+            <Link href="/admin/outbox" className="py-2 text-sm text-blue-700 hover:underline">
+              Show all
+            </Link>
+          )}
+        </form>
+        {!parsed.success && (
+          <p role="alert" className="mb-3 rounded border border-red-300 bg-red-50 p-2 text-sm text-red-800">
+            That search could not be used: {parsed.error.issues.map((i) => i.message).join("; ")}. Showing all messages instead.
+          </p>
+        )}
+        {messages.length === 0 ? (
+          <p className="text-sm text-slate-600">{filtered ? "No message matches." : "No messages yet."}</p>
+        ) : (
+          <p className="mb-2 text-sm text-slate-600" data-testid="messages-shown">
+            {found.total > OUTBOX_PAGE_SIZE ? `Showing ${from}–${from + messages.length - 1} of ${found.total}.` : `Showing all ${found.total}.`}
+          </p>
+        )}
         <ul className="flex flex-col gap-2">
           {messages.map((m) => (
             <li key={m.id} className="rounded border border-slate-200 p-2 text-sm" data-testid="outbox-message">
@@ -155,6 +201,23 @@ export default async function OutboxPage() {
             </li>
           ))}
         </ul>
+        {found.pages > 1 && (
+          <nav aria-label="Pages of messages" className="mt-3 flex flex-wrap gap-4 text-sm">
+            {found.page > 1 && (
+              <Link href={pageHref(found.page - 1)} className="text-blue-700 hover:underline">
+                Newer {OUTBOX_PAGE_SIZE}
+              </Link>
+            )}
+            <span>
+              Page {found.page} of {found.pages}
+            </span>
+            {found.page < found.pages && (
+              <Link href={pageHref(found.page + 1)} className="text-blue-700 hover:underline">
+                Older {OUTBOX_PAGE_SIZE}
+              </Link>
+            )}
+          </nav>
+        )}
       </Section>
     </AdminPage>
   );
