@@ -1,11 +1,12 @@
 // The notification outbox as admins see it (/admin/outbox): the messages,
-// newest first, a page at a time (all of them, or those of one status or to
-// one recipient), with their status, attempts and outcome, and each
-// message's own attempt log. Bodies hold no argument values (compose-message.ts), so the
+// newest first, a page at a time (all of them, or those of one status or
+// whose recipient contains some text), with their status, attempts and
+// outcome, and each message's own attempt log. Bodies hold no argument values (compose-message.ts), so the
 // local mailbox can show them whole; an attempt's detail is words without values.
 import "server-only";
 import { z } from "zod";
 import { db } from "../db/client";
+import { direct, likeLiteral, type SqlParam } from "../db/sql";
 import { emailChannel, KEPT_LOCALLY, type EmailChannel } from "./mailer";
 
 // Each message carries its attempts and its text: 25 a page keep the page
@@ -15,14 +16,14 @@ export const OUTBOX_PAGE_SIZE = 25;
 
 export const OUTBOX_STATUSES = ["pending", "sent", "dropped", "failed"] as const;
 
-/** The page's query: `status` (one of OUTBOX_STATUSES), `to` (one recipient, exactly) and `page` (from 1). */
+/** The page's query: `status` (one of OUTBOX_STATUSES), `to` (part of the recipient, any case) and `page` (from 1). */
 export const outboxQuerySchema = z.object({
   // The form's "any status" sends an empty value.
   status: z.preprocess((v) => (v === "" ? undefined : v), z.enum(OUTBOX_STATUSES, `status must be one of ${OUTBOX_STATUSES.join(", ")}`).optional()),
   to: z
     .string()
     .trim()
-    .max(2048, "the recipient is limited to 2048 characters")
+    .max(200, "the recipient search is limited to 200 characters")
     .optional()
     .transform((v) => v || undefined),
   page: z.coerce.number({ message: "page must be a number" }).int("page must be a whole number").min(1, "pages start at 1").default(1),
@@ -83,16 +84,33 @@ export type OutboxPage = {
 
 /** One page of the messages matching `query`, newest first; past the last page, the last. */
 export async function listOutbox(query: Partial<OutboxQuery> = {}, pageSize = OUTBOX_PAGE_SIZE): Promise<OutboxPage> {
-  const where = { ...(query.status ? { status: query.status } : {}), ...(query.to ? { recipient: query.to } : {}) };
-  const total = await db().notification.count({ where });
+  // The page's ids in SQL, for LIKE's escape (Prisma's `contains` would read
+  // % and _ as wildcards) and any case: an email's recipient is the address,
+  // a push's the address and the push service, a webhook's its URL.
+  const clauses: string[] = [];
+  const params: SqlParam[] = [];
+  if (query.status) {
+    clauses.push("status = ?");
+    params.push(query.status);
+  }
+  if (query.to) {
+    clauses.push("LOWER(recipient) LIKE ? ESCAPE '!'");
+    params.push(`%${likeLiteral(query.to.toLowerCase())}%`);
+  }
+  const where = clauses.length > 0 ? ` WHERE ${clauses.join(" AND ")}` : "";
+  const sql = direct();
+  const [count] = await sql.all<{ n: unknown }>(`SELECT COUNT(*) AS n FROM notifications${where}`, params);
+  const total = Number(count?.n ?? 0);
   const pages = Math.max(1, Math.ceil(total / pageSize));
   const page = Math.min(query.page ?? 1, pages);
+  const ids = await sql.all<{ id: string }>(`SELECT id FROM notifications${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [
+    ...params,
+    pageSize,
+    (page - 1) * pageSize,
+  ]);
   // The attempts come in the same call, only for the messages on the page.
   const rows = await db().notification.findMany({
-    where,
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    skip: (page - 1) * pageSize,
-    take: pageSize,
+    where: { id: { in: ids.map((r) => r.id) } },
     select: {
       id: true,
       approvalId: true,
@@ -114,6 +132,9 @@ export async function listOutbox(query: Partial<OutboxQuery> = {}, pageSize = OU
       },
     },
   });
-  const messages = rows.map(({ body, attemptsLog, ...r }) => ({ ...r, shownStatus: shownStatus(r), text: readableText(body), log: attemptsLog }));
+  const byId = new Map(
+    rows.map(({ body, attemptsLog, ...r }) => [r.id, { ...r, shownStatus: shownStatus(r), text: readableText(body), log: attemptsLog }]),
+  );
+  const messages = ids.flatMap(({ id }) => byId.get(id) ?? []);
   return { channel: emailChannel(), messages, total, page, pages, status: query.status, to: query.to };
 }

@@ -139,7 +139,7 @@ export default async function OutboxPage({ searchParams }: { searchParams: Promi
               ))}
             </select>
           </label>
-          <TextField label="Recipient (exactly)" name="to" defaultValue={found.to ?? ""} className="w-full sm:w-64" />
+          <TextField label="Recipient contains" name="to" defaultValue={found.to ?? ""} className="w-full sm:w-64" />
           <button type="submit" className="rounded border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-50">
             Find
           </button>

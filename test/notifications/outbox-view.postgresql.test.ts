@@ -1,0 +1,3 @@
+import { outboxViewSuite } from "./outbox-view.suite";
+
+outboxViewSuite("postgresql");
