@@ -3,6 +3,7 @@
 // was never announced to this process (made by another one: the admin command
 // line, another instance, a lost NOTIFY) wakes the waiters of exactly the
 // requests it names, with one small read per poll however many wait.
+import { setMaxListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PG_TEST_URL, useFreshDatabase, type Provider } from "../helpers/databases";
 
@@ -16,6 +17,11 @@ export function changeWatcherSuite(provider: Provider) {
     let changeElsewhere: (approvalId: string) => Promise<void>;
     // SQLite polls every 0.5 s, PostgreSQL (where NOTIFY is the usual path) every 2 s.
     const withinPoll = provider === "sqlite" ? 1500 : 3500;
+    // Ends the waits still open at the end (the watcher polls while any wait),
+    // before the database they poll is dropped.
+    const stopWaits = new AbortController();
+    // One signal for the 62 waits of the test below, on purpose.
+    setMaxListeners(100, stopWaits.signal);
 
     beforeAll(async () => {
       database = await useFreshDatabase(provider);
@@ -28,13 +34,14 @@ export function changeWatcherSuite(provider: Provider) {
         });
     });
     afterAll(async () => {
+      stopWaits.abort();
       await database?.close();
     });
 
     /** Starts a wait and records when (and whether) it ended. */
     function waiter(approvalId: string | null, timeoutMs = 20_000) {
       const w = { endedAt: null as number | null, done: null as unknown as Promise<void> };
-      w.done = changes.waitForChange(approvalId, timeoutMs).then(() => {
+      w.done = changes.waitForChange(approvalId, timeoutMs, stopWaits.signal).then(() => {
         w.endedAt = Date.now();
       });
       return w;
