@@ -168,6 +168,6 @@ export function signInSuite(provider: Provider) {
         expect(perAttempt.filter((e) => e.data.includes(user.email))).toHaveLength(0);
         return;
       }
-    }, 240_000);
+    }, 360_000);
   });
 }
