@@ -5,6 +5,7 @@
 // local mailbox can show them whole; an attempt's detail is words without values.
 import "server-only";
 import { z } from "zod";
+import { pageNumberSchema } from "../http/form-fields";
 import { db } from "../db/client";
 import { direct, likeLiteral, type SqlParam } from "../db/sql";
 import { emailChannel, KEPT_LOCALLY, type EmailChannel } from "./mailer";
@@ -26,7 +27,7 @@ export const outboxQuerySchema = z.object({
     .max(200, "the recipient search is limited to 200 characters")
     .optional()
     .transform((v) => v || undefined),
-  page: z.coerce.number({ message: "page must be a number" }).int("page must be a whole number").min(1, "pages start at 1").default(1),
+  page: pageNumberSchema,
 });
 
 export type OutboxQuery = z.infer<typeof outboxQuerySchema>;

@@ -5,6 +5,7 @@
 // that provisions by SCIM has thousands, each with its own forms.
 import "server-only";
 import { z } from "zod";
+import { pageNumberSchema } from "../http/form-fields";
 import { db, type Prisma } from "../db/client";
 import { direct, likeLiteral } from "../db/sql";
 import { inForceAt } from "./roles";
@@ -44,7 +45,7 @@ export const usersQuerySchema = z.object({
     .max(200, "the search is limited to 200 characters")
     .optional()
     .transform((v) => v || undefined),
-  page: z.coerce.number({ message: "page must be a number" }).int("page must be a whole number").min(1, "pages start at 1").default(1),
+  page: pageNumberSchema,
 });
 
 export type UsersPage = { users: UserView[]; total: number; page: number; pages: number; q: string | null };

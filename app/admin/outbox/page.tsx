@@ -7,6 +7,7 @@ import { auditStreamView, type SinkLag } from "@/lib/audit-stream/lag";
 import { StatusBadge } from "@/components/status-badge";
 import { LocalTime } from "@/components/time";
 import { AdminPage, Section, TextField } from "../_components/admin-page";
+import { Pager, SearchRefused } from "../_components/list-paging";
 
 export const metadata: Metadata = { title: "Outbox" };
 export const dynamic = "force-dynamic";
@@ -149,11 +150,7 @@ export default async function OutboxPage({ searchParams }: { searchParams: Promi
             </Link>
           )}
         </form>
-        {!parsed.success && (
-          <p role="alert" className="mb-3 rounded border border-red-300 bg-red-50 p-2 text-sm text-red-800">
-            That search could not be used: {parsed.error.issues.map((i) => i.message).join("; ")}. Showing all messages instead.
-          </p>
-        )}
+        {!parsed.success && <SearchRefused error={parsed.error} instead="Showing all messages instead." />}
         {messages.length === 0 ? (
           <p className="text-sm text-slate-600">{filtered ? "No message matches." : "No messages yet."}</p>
         ) : (
@@ -201,23 +198,14 @@ export default async function OutboxPage({ searchParams }: { searchParams: Promi
             </li>
           ))}
         </ul>
-        {found.pages > 1 && (
-          <nav aria-label="Pages of messages" className="mt-3 flex flex-wrap gap-4 text-sm">
-            {found.page > 1 && (
-              <Link href={pageHref(found.page - 1)} className="text-blue-700 hover:underline">
-                Newer {OUTBOX_PAGE_SIZE}
-              </Link>
-            )}
-            <span>
-              Page {found.page} of {found.pages}
-            </span>
-            {found.page < found.pages && (
-              <Link href={pageHref(found.page + 1)} className="text-blue-700 hover:underline">
-                Older {OUTBOX_PAGE_SIZE}
-              </Link>
-            )}
-          </nav>
-        )}
+        <Pager
+          label="Pages of messages"
+          page={found.page}
+          pages={found.pages}
+          href={pageHref}
+          previous={`Newer ${OUTBOX_PAGE_SIZE}`}
+          next={`Older ${OUTBOX_PAGE_SIZE}`}
+        />
       </Section>
     </AdminPage>
   );

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { requirePermissionPage } from "@/lib/auth/guards";
 import { findUsers, USERS_PAGE_SIZE, usersQuerySchema } from "@/lib/users/list-users";
 import { ActionForm } from "../_components/action-form";
+import { Pager, SearchRefused } from "../_components/list-paging";
 import { StatusBadge } from "@/components/status-badge";
 import { LocalTime } from "@/components/time";
 import { AdminPage, Section, TextField, AnywayCheckbox } from "../_components/admin-page";
@@ -58,11 +59,7 @@ export default async function UsersPage({ searchParams }: { searchParams: Promis
             </Link>
           )}
         </form>
-        {!parsed.success && (
-          <p role="alert" className="mb-3 rounded border border-red-300 bg-red-50 p-2 text-sm text-red-800">
-            That search could not be used: {parsed.error.issues.map((i) => i.message).join("; ")}. Showing all users instead.
-          </p>
-        )}
+        {!parsed.success && <SearchRefused error={parsed.error} instead="Showing all users instead." />}
         {found.total === 0 ? (
           <p className="text-sm text-slate-600">No user matches.</p>
         ) : (
@@ -191,23 +188,14 @@ export default async function UsersPage({ searchParams }: { searchParams: Promis
             </li>
           ))}
         </ul>
-        {found.pages > 1 && (
-          <nav aria-label="Pages of users" className="mt-3 flex flex-wrap gap-4 text-sm">
-            {found.page > 1 && (
-              <Link href={pageHref(found.page - 1)} className="text-blue-700 hover:underline">
-                Previous {USERS_PAGE_SIZE}
-              </Link>
-            )}
-            <span>
-              Page {found.page} of {found.pages}
-            </span>
-            {found.page < found.pages && (
-              <Link href={pageHref(found.page + 1)} className="text-blue-700 hover:underline">
-                Next {USERS_PAGE_SIZE}
-              </Link>
-            )}
-          </nav>
-        )}
+        <Pager
+          label="Pages of users"
+          page={found.page}
+          pages={found.pages}
+          href={pageHref}
+          previous={`Previous ${USERS_PAGE_SIZE}`}
+          next={`Next ${USERS_PAGE_SIZE}`}
+        />
       </Section>
     </AdminPage>
   );
