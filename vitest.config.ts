@@ -69,7 +69,17 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     projects: [
-      ...(lane === "postgresql" || lane === "container" ? [] : [{ extends: true as const, test: { name: "unit", include: UNIT } }]),
+      ...(lane === "postgresql" || lane === "container"
+        ? []
+        : [
+            {
+              extends: true as const,
+              // Pure modules: each worker keeps its modules from file to file
+              // (isolate: false), which halves the unit files' CPU (45 → 21 s).
+              // They pass in any order (--sequence.shuffle).
+              test: { name: "unit", include: UNIT, isolate: false },
+            },
+          ]),
       lane === "container"
         ? { extends: true, test: { name: "container", include: CONTAINER_LANE } }
         : {
