@@ -2,14 +2,14 @@
 // it enforces one limit. One upsert per hit: no read-then-write race.
 import "server-only";
 import type { Tx } from "./db/client";
-import { sqlOf, type Sql } from "./db/sql";
+import { type Sql } from "./db/sql";
 
 export type RateLimitResult = { allowed: true } | { allowed: false; retryAfter: number };
 
-export async function hitRateLimit(tx: Tx | Sql, key: string, limit: number, windowSeconds = 60): Promise<RateLimitResult> {
+export async function hitRateLimit(sql: Sql, key: string, limit: number, windowSeconds = 60): Promise<RateLimitResult> {
   const now = Math.floor(Date.now() / 1000);
   const windowStart = now - (now % windowSeconds);
-  const rows = await sqlOf(tx).all<{ count: number | bigint }>(
+  const rows = await sql.all<{ count: number | bigint }>(
     `INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (?, ?, 1)
      ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_buckets.count + 1
      RETURNING count`,

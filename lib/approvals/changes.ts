@@ -15,8 +15,7 @@ import "server-only";
 import { EventEmitter } from "node:events";
 import pg from "pg";
 import { env } from "../env";
-import type { Tx } from "../db/client";
-import { direct, sqlOf, type Sql } from "../db/sql";
+import { direct, type Sql } from "../db/sql";
 import { errorFields, log } from "../log";
 import { isShuttingDown } from "../shutdown";
 
@@ -38,8 +37,7 @@ const g = globalThis as unknown as { countersignChanges?: Hub };
 const hub: Hub = (g.countersignChanges ??= { emitter: new EventEmitter().setMaxListeners(0), waiting: 0, watching: false });
 
 /** Call inside the transaction that changes the request. */
-export async function announceChange(tx: Tx | Sql, approvalId: string): Promise<void> {
-  const sql = sqlOf(tx);
+export async function announceChange(sql: Sql, approvalId: string): Promise<void> {
   if (sql.dialect === "postgresql") await sql.run("SELECT pg_notify(?, ?)", [CHANNEL, approvalId]);
 }
 

@@ -11,8 +11,7 @@ import { appendAuditEvent, recordAudit } from "../audit/append-event";
 import { AppError } from "../errors";
 import { signReceipt } from "../receipts/sign-receipt";
 import { currentSigningKey, type ActiveKey } from "../receipts/signing-keys";
-import type { Tx } from "../db/client";
-import { asBool, asDate, asDateOrNull, direct, directTransaction, placeholders, sqlOf, type Sql } from "../db/sql";
+import { asBool, asDate, asDateOrNull, direct, directTransaction, placeholders, type Sql } from "../db/sql";
 import type { AuthenticatedService } from "../services/authenticate-service";
 import { emitLocalChange } from "./changes";
 import { expireIfDue } from "./expire-approval";
@@ -214,15 +213,15 @@ type AuditAnchor = { seq: number; hash: string };
  * event the receipt names.
  */
 async function recordConsume(
-  tx: Tx | Sql,
+  sql: Sql,
   service: AuthenticatedService,
   row: ConsumedRow,
 ): Promise<{ reviews: ReviewEntry[]; event: AuditAnchor; assertions: ReceiptAssertion[] | null }> {
   // Why, for the agent: the votes and reasons. Not in the receipt, which is
   // evidence of the binding and the decision, kept and passed around longer.
-  const reviews = await reviewTrail(tx, row.id);
-  const assertions = row.requirePasskey ? await approvingAssertions(tx, row.id) : null;
-  const event = await appendAuditEvent(tx, {
+  const reviews = await reviewTrail(sql, row.id);
+  const assertions = row.requirePasskey ? await approvingAssertions(sql, row.id) : null;
+  const event = await appendAuditEvent(sql, {
     type: "approval.consumed",
     actor: `service:${service.slug}`,
     approvalId: row.id,
@@ -236,8 +235,8 @@ async function recordConsume(
  * order of decided_by), each with its vote's reason: the signed challenge
  * covers the reason, and the receipt carries no other copy of it.
  */
-async function approvingAssertions(tx: Tx | Sql, approvalId: string): Promise<ReceiptAssertion[]> {
-  const rows = await sqlOf(tx).all<{
+async function approvingAssertions(sql: Sql, approvalId: string): Promise<ReceiptAssertion[]> {
+  const rows = await sql.all<{
     reviewer_email: string;
     reason: string | null;
     credential_id: string;

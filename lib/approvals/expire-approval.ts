@@ -2,13 +2,12 @@
 // with its audit event and callback, by the sweeper or by whoever touches it
 // first. decided_at is the moment it expired.
 import "server-only";
-import type { Tx } from "../db/client";
 import { db } from "../db/client";
-import { inTransaction } from "../db/transaction";
+import { inTransaction, type Unit } from "../db/transaction";
 import { emitLocalChange } from "./changes";
 import { finalizeApproval } from "./finalize";
 
-export async function expireIfDue(tx: Tx, a: { id: string; status: string; expiresAt: Date }, now = new Date()): Promise<boolean> {
+export async function expireIfDue(tx: Unit, a: { id: string; status: string; expiresAt: Date }, now = new Date()): Promise<boolean> {
   if (a.status !== "pending" || a.expiresAt.getTime() > now.getTime()) return false;
   return finalizeApproval(tx, a.id, "expired", {
     decidedBy: [],

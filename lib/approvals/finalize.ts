@@ -4,9 +4,8 @@
 // caller's transaction; and, once that transaction committed, the decision
 // counted in this instance's metrics (lib/metrics).
 import "server-only";
-import type { Tx } from "../db/client";
 import { afterCommit } from "../db/unit-of-work";
-import { asDate, sqlOf, type Sql } from "../db/sql";
+import { asDate, type Sql } from "../db/sql";
 import { countDecision } from "../metrics/count";
 import { recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
@@ -25,7 +24,7 @@ const EVENT = {
 } as const;
 
 export async function finalizeApproval(
-  tx: Tx | Sql,
+  sql: Sql,
   approvalId: string,
   decision: Decision,
   opts: {
@@ -36,7 +35,6 @@ export async function finalizeApproval(
     requireExpired?: boolean;
   },
 ): Promise<boolean> {
-  const sql = sqlOf(tx);
   const [a] = await sql.all<{ service_id: string; run_id: string; call_id: string; tool: string; args_digest: string; created_at: unknown }>(
     `UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?
      WHERE id = ? AND status = 'pending'${opts.requireExpired ? " AND expires_at <= ?" : ""}

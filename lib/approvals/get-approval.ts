@@ -15,7 +15,7 @@ import { WAITING_ON_FACTS, waitingOn, waitingOnBody } from "../reviews/waiting-o
 async function waitingOnNow(approvalId: string, status: string) {
   if (status !== "pending") return [];
   const facts = await db().approval.findUnique({ where: { id: approvalId }, select: WAITING_ON_FACTS });
-  return facts ? waitingOnBody(await waitingOn(db(), facts)) : [];
+  return facts ? waitingOnBody(await waitingOn(facts)) : [];
 }
 
 /** Only what the state shows: a long-poll re-reads it on every wake, and the arguments can be 256 KiB. */

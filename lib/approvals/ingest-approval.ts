@@ -4,8 +4,8 @@
 // transaction. Raw arguments never leave this function.
 import "server-only";
 import { db, type Tx } from "../db/client";
-import { inTransaction } from "../db/transaction";
-import { direct, directTransaction, isUniqueViolation, placeholders, sqlOf, type Sql, type SqlParam } from "../db/sql";
+import { inTransaction, type Unit } from "../db/transaction";
+import { direct, directTransaction, isUniqueViolation, placeholders, type Sql, type SqlParam } from "../db/sql";
 import { recordAudit } from "../audit/append-event";
 import { followUpNotices, scheduleNotices, type Notice } from "../notifications/schedule";
 import { countPossibleApprovers } from "../notifications/recipients";
@@ -59,7 +59,7 @@ async function findRepeat(
  * decides it as it arrives). Returns the row as it then is, or null when the
  * proposer may no longer vote on it (nothing is recorded then).
  */
-async function carryProposerVote(tx: Tx, approvalId: string, revision: RevisionCheck, at: Date) {
+async function carryProposerVote(tx: Unit, approvalId: string, revision: RevisionCheck, at: Date) {
   try {
     await recordVoteInTx(tx, revision.proposerId, { approvalId, decision: "approve", reason: revision.reason }, "revision", {
       at,
@@ -96,7 +96,7 @@ type NewRequest = {
  * webhook, Prisma's for a revision, whose carried vote needs it.
  */
 async function storeRequest(
-  tx: Tx | Sql,
+  sql: Sql,
   service: ServiceAuth,
   webhookId: string,
   request: NewRequest,
@@ -105,7 +105,6 @@ async function storeRequest(
   audit: Record<string, unknown>,
   reads: { possible: number; standing: readonly StandingMatch[] },
 ): Promise<{ quorumUnreachable: boolean; standingId: string | null }> {
-  const sql = sqlOf(tx);
   const { possible, standing } = reads;
   const quorumUnreachable = possible < policy.quorum;
   const row: Record<string, SqlParam> = { ...columns, quorum_unreachable: quorumUnreachable };

@@ -2,8 +2,7 @@
 // they were cast: one list for the consume answer, the state answer and the
 // decided callback, so an agent can tell its user why a call was denied.
 import "server-only";
-import type { Tx } from "../db/client";
-import { asDate, sqlOf, type Sql } from "../db/sql";
+import { asDate, type Sql } from "../db/sql";
 import { presentReviews } from "./present";
 import type { ReviewEntry } from "./schemas";
 
@@ -14,8 +13,8 @@ export const REVIEW_TRAIL_QUERY = {
 };
 
 /** A request's votes, in order (as REVIEW_TRAIL_QUERY), read within the caller's transaction. */
-export async function reviewTrail(tx: Tx | Sql, approvalId: string): Promise<ReviewEntry[]> {
-  const rows = await sqlOf(tx).all<{ reviewer_email: string; decision: string; reason: string | null; created_at: unknown }>(
+export async function reviewTrail(sql: Sql, approvalId: string): Promise<ReviewEntry[]> {
+  const rows = await sql.all<{ reviewer_email: string; decision: string; reason: string | null; created_at: unknown }>(
     "SELECT reviewer_email, decision, reason, created_at FROM reviews WHERE approval_id = ? ORDER BY created_at ASC, id ASC",
     [approvalId],
   );

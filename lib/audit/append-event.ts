@@ -18,8 +18,7 @@ import "server-only";
 import { createSecretKey, type KeyObject } from "node:crypto";
 import { env } from "../env";
 import { newId } from "../ids";
-import type { Tx } from "../db/client";
-import { sqlOf, type Sql } from "../db/sql";
+import { type Sql } from "../db/sql";
 import { beforeCommit, workState } from "../db/unit-of-work";
 import { canonicalJson } from "@countersign/client";
 import { eventHash, type ChainedEvent } from "./chain";
@@ -60,21 +59,20 @@ export function recordAudit(input: AuditInput): void {
  * already holds the database's write lock. Its events are still appended at
  * the commit.
  */
-export async function holdAuditHead(tx: Tx | Sql): Promise<void> {
-  const sql = sqlOf(tx);
+export async function holdAuditHead(sql: Sql): Promise<void> {
   if (sql.dialect === "postgresql") await sql.all("SELECT seq FROM audit_head WHERE id = 1 FOR UPDATE");
 }
 
 /** Appends one event now (after what the transaction recorded before it) and returns it. */
-export async function appendAuditEvent(tx: Tx | Sql, input: AuditInput): Promise<ChainedEvent & { hash: string }> {
-  const [event] = await appendAuditEvents(tx, [input]);
+export async function appendAuditEvent(sql: Sql, input: AuditInput): Promise<ChainedEvent & { hash: string }> {
+  const [event] = await appendAuditEvents(sql, [input]);
   return event!;
 }
 
 /** Appends events now, in order, after what the transaction recorded before them; returns these. */
-export async function appendAuditEvents(tx: Tx | Sql, inputs: AuditInput[]): Promise<Array<ChainedEvent & { hash: string }>> {
+export async function appendAuditEvents(sql: Sql, inputs: AuditInput[]): Promise<Array<ChainedEvent & { hash: string }>> {
   const earlier = recordedEvents()?.splice(0) ?? [];
-  const events = await appendChained(sqlOf(tx), [...earlier, ...inputs]);
+  const events = await appendChained(sql, [...earlier, ...inputs]);
   return events.slice(earlier.length);
 }
 

@@ -7,8 +7,7 @@
 // memberships, and the roles mapped to those groups follow (lib/groups).
 import "server-only";
 import { z } from "zod";
-import type { Tx } from "../db/client";
-import { inTransaction } from "../db/transaction";
+import { inTransaction, type Unit } from "../db/transaction";
 import { env } from "../env";
 import { holdAuditHead, recordAudit } from "../audit/append-event";
 import { newId } from "../ids";
@@ -41,7 +40,7 @@ export async function linkOidcIdentity(issuer: string, rawProfile: unknown): Pro
   });
 }
 
-async function findOrLinkUser(tx: Tx, issuer: string, profile: z.infer<typeof oidcProfileSchema>): Promise<LinkResult> {
+async function findOrLinkUser(tx: Unit, issuer: string, profile: z.infer<typeof oidcProfileSchema>): Promise<LinkResult> {
   const identity = await tx.identity.findUnique({
     where: { issuer_subject: { issuer, subject: profile.sub } },
     select: { user: { select: { id: true, email: true, disabledAt: true } } },

@@ -12,6 +12,7 @@
 //   still signs in with the right password (after the wait).
 import "server-only";
 import { db } from "../db/client";
+import { direct } from "../db/sql";
 import { hitRateLimit } from "../rate-limit";
 import { addressKey } from "../http/client-address";
 import { countRefusal, SIGN_IN_SUBJECT } from "../audit/refusal-tallies";
@@ -41,16 +42,16 @@ export async function gateSignIn(email: string, address: string | null): Promise
     log.warn("sign-in without a client address: all such attempts share one limit (serve through scripts/start.ts)");
   }
   const from = address ? addressKey(address) : UNKNOWN_ADDRESS;
-  const byAddress = await hitRateLimit(db(), `signin:ip:${from}`, SIGNIN_PER_ADDRESS_PER_MINUTE, WINDOW_SECONDS);
+  const byAddress = await hitRateLimit(direct(), `signin:ip:${from}`, SIGNIN_PER_ADDRESS_PER_MINUTE, WINDOW_SECONDS);
   if (!byAddress.allowed) return { limited: true };
-  const byPair = await hitRateLimit(db(), `signin:pair:${from}:${email}`, SIGNIN_PER_ACCOUNT_ADDRESS_PER_MINUTE, WINDOW_SECONDS);
+  const byPair = await hitRateLimit(direct(), `signin:pair:${from}:${email}`, SIGNIN_PER_ACCOUNT_ADDRESS_PER_MINUTE, WINDOW_SECONDS);
   if (!byPair.allowed) return { limited: true };
   return { limited: false, delayMs: accountDelayMs(await recentFailures(email)) };
 }
 
 /** A wrong password (or an unknown email) for this account. */
 export async function noteSignInFailure(email: string): Promise<void> {
-  await hitRateLimit(db(), failureKey(email), Number.MAX_SAFE_INTEGER, WINDOW_SECONDS);
+  await hitRateLimit(direct(), failureKey(email), Number.MAX_SAFE_INTEGER, WINDOW_SECONDS);
 }
 
 /** A refused attempt is counted per minute, not audited one by one. */

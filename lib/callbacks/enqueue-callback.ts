@@ -6,8 +6,7 @@
 // The executor's report of the run (docs/executions.md) gets a delivery of its
 // own, in the report's transaction: one delivery per request and event type.
 import "server-only";
-import type { Tx } from "../db/client";
-import { sqlOf, type Sql } from "../db/sql";
+import { type Sql } from "../db/sql";
 import { newId } from "../ids";
 import { currentTraceparent } from "../tracing/tracing";
 import { reviewTrail } from "../approvals/review-trail";
@@ -33,8 +32,7 @@ export type DecisionNotice = CallNotice & {
 /** The event types a delivery can carry; (approval_id, type) is unique. */
 export type CallbackType = "approval.decided" | "approval.executed";
 
-export async function enqueueCallback(tx: Tx | Sql, n: DecisionNotice): Promise<void> {
-  const sql = sqlOf(tx);
+export async function enqueueCallback(sql: Sql, n: DecisionNotice): Promise<void> {
   if (!(await hasCallbackUrl(sql, n.serviceId))) return;
   const payload = {
     type: "approval.decided",
@@ -61,8 +59,7 @@ export type ExecutionNotice = CallNotice & {
 };
 
 /** The `approval.executed` callback: the report and the call it is about, digests only. */
-export async function enqueueExecutedCallback(tx: Tx | Sql, n: ExecutionNotice): Promise<void> {
-  const sql = sqlOf(tx);
+export async function enqueueExecutedCallback(sql: Sql, n: ExecutionNotice): Promise<void> {
   if (!(await hasCallbackUrl(sql, n.serviceId))) return;
   const payload: ApprovalExecutedEvent = {
     type: "approval.executed",

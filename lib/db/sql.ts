@@ -10,8 +10,9 @@
 //   (sqlite-adapter.ts), so the write-safety rule holds for both; on
 //   PostgreSQL it takes a connection from the pool Prisma shares.
 // - direct(): single statements, each its own transaction.
-// - sqlOf(tx): the statements of a function that also serves Prisma
-//   transactions run on that transaction, through Prisma's raw queries.
+// - inTransaction(fn) (transaction.ts): its handle is Prisma's transaction
+//   client and, through Prisma's raw queries, the same transaction's Sql.
+// A domain function that runs statements takes `Sql` and serves all three.
 //
 // SQL is written once, with `?` placeholders, in the subset both databases
 // speak; PostgreSQL gets `$1, $2…`. Timestamps are written the way Prisma
@@ -46,10 +47,6 @@ export interface Sql {
    * one. Its failure fails the commit. Elsewhere it runs at once.
    */
   runLast(text: string, params?: readonly SqlParam[]): Promise<void>;
-}
-
-export function isSql(x: Tx | Sql): x is Sql {
-  return typeof (x as Sql).all === "function" && typeof (x as Sql).run === "function" && "dialect" in x;
 }
 
 /** `?` placeholders as PostgreSQL's numbered ones (our SQL has no `?` operator or literal). */
@@ -213,9 +210,9 @@ function prismaRunner(tx: Tx, dialect: Sql["dialect"]): Sql {
 /** `%`, `_` and the escape character itself taken literally in a LIKE pattern (ESCAPE '!'). */
 export const likeLiteral = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
 
-/** A function that serves both kinds of caller takes `Tx | Sql` and calls this first. */
-export function sqlOf(tx: Tx | Sql): Sql {
-  return isSql(tx) ? tx : prismaRunner(tx, env().databaseProvider);
+/** A Prisma transaction's statements (inTransaction's handle answers Sql's members with these). */
+export function prismaStatements(tx: Tx): Sql {
+  return prismaRunner(tx, env().databaseProvider);
 }
 
 function assertNotInTransaction(): void {

@@ -4,7 +4,7 @@
 // the queue, the decision page, the recipients) reads required_roles, so
 // the newly eligible can act at once. Runs in the fan-out's transaction.
 import "server-only";
-import type { Tx } from "../db/client";
+import type { Unit } from "../db/transaction";
 import { recordAudit } from "../audit/append-event";
 import { announceChange } from "../approvals/changes";
 import { requiredRolesOf } from "../reviews/eligibility";
@@ -16,7 +16,7 @@ export type Escalation = { addedRoles: string[]; requiredRoles: string[] };
  * was not escalated yet; returns what changed, or null when nothing did.
  * Call emitLocalChange(approvalId) after the commit when it returns non-null.
  */
-export async function escalateApproval(tx: Tx, approvalId: string, now = new Date()): Promise<Escalation | null> {
+export async function escalateApproval(tx: Unit, approvalId: string, now = new Date()): Promise<Escalation | null> {
   // Lock the row first, as recordReview does, so a vote and the escalation
   // are ordered: each reads the other's committed required roles.
   await tx.$executeRaw`UPDATE approvals SET approve_count = approve_count WHERE id = ${approvalId}`;

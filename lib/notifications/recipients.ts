@@ -5,7 +5,7 @@
 // the next message as it does from the buttons.
 import "server-only";
 import type { Tx } from "../db/client";
-import { asDateOrNull, placeholders, sqlOf, type Sql } from "../db/sql";
+import { asDateOrNull, placeholders, type Sql } from "../db/sql";
 import { eligibility, requiredRolesOf, type ReviewerFacts } from "../reviews/eligibility";
 import { ADMIN_ROLE } from "../users/schemas";
 import { inForceAt } from "../users/roles";
@@ -64,14 +64,13 @@ export async function recipientsAmong(tx: Tx, roles: string[]): Promise<{ eligib
  * approved (or, with people away, not until they are back): it is flagged.
  */
 export async function countPossibleApprovers(
-  tx: Tx | Sql,
+  sql: Sql,
   request: { requiredRoles: string; requestedBy: string | null; requesterKey: string | null },
   now = new Date(),
 ): Promise<number> {
   const roles = requiredRolesOf(request.requiredRoles);
   if (roles.length === 0) return 0;
   // Every ingest asks this: two plain statements (the second only when there is a requester to rule out).
-  const sql = sqlOf(tx);
   const holders = await sql.all<{ id: string; email: string; role: string; expires_at: unknown }>(
     `SELECT u.id, u.email, r.role, r.expires_at FROM users u JOIN user_roles r ON r.user_id = u.id
      WHERE u.disabled_at IS NULL AND (u.away_until IS NULL OR u.away_until <= ?) AND r.role IN (${placeholders(roles.length)})`,

@@ -3,8 +3,7 @@
 // after the webhook's answer. lib/notifications/fan-out.ts turns due triggers
 // into messages (and escalates, for an escalation trigger).
 import "server-only";
-import type { Tx } from "../db/client";
-import { sqlOf, type Sql } from "../db/sql";
+import { type Sql } from "../db/sql";
 import { newId } from "../ids";
 
 export type TriggerKind = "needs_review" | "quorum_unreachable" | "reminder" | "escalation";
@@ -12,10 +11,10 @@ export type TriggerKind = "needs_review" | "quorum_unreachable" | "reminder" | "
 export type Notice = { kind: TriggerKind; at: Date; seq?: number };
 
 /** Trigger rows for one request, in one statement. */
-export async function scheduleNotices(tx: Tx | Sql, approvalId: string, notices: readonly Notice[]): Promise<void> {
+export async function scheduleNotices(sql: Sql, approvalId: string, notices: readonly Notice[]): Promise<void> {
   if (notices.length === 0) return;
   const now = new Date();
-  await sqlOf(tx).run(
+  await sql.run(
     `INSERT INTO notification_triggers (id, approval_id, kind, seq, due_at, status, created_at) VALUES ${notices.map(() => "(?, ?, ?, ?, ?, 'pending', ?)").join(", ")}`,
     notices.flatMap((n) => [newId("ntr"), approvalId, n.kind, n.seq ?? 0, n.at, now]),
   );

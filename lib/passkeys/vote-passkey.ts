@@ -12,7 +12,7 @@ import { verifyAuthenticationResponse, type AuthenticationResponseJSON } from "@
 import { voteChallenge } from "@countersign/client";
 import type { Tx } from "../db/client";
 import { db } from "../db/client";
-import { inTransaction } from "../db/transaction";
+import { inTransaction, type Unit } from "../db/transaction";
 import { AppError } from "../errors";
 import { log } from "../log";
 import { CHALLENGE_TTL_MS, relyingParty } from "./relying-party";
@@ -34,7 +34,7 @@ export function voteChallengeText(fields: Parameters<typeof voteChallenge>[0]): 
 export async function issueVoteChallenge(
   userId: string,
   vote: { approvalId: string; decision: "approve" | "deny"; reason?: string | undefined },
-  check: (tx: Tx) => Promise<{ approval: { argsDigest: string; requirePasskey: boolean }; reviewer: { email: string } }>,
+  check: (tx: Unit) => Promise<{ approval: { argsDigest: string; requirePasskey: boolean }; reviewer: { email: string } }>,
 ) {
   const { approval, reviewer } = await inTransaction(check);
   if (!approval.requirePasskey) throw new AppError("invalid-request", "this request's policy does not ask for a passkey: vote without one");

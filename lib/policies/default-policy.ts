@@ -2,7 +2,7 @@
 // database holds it from start-up (lib/startup/prepare.ts), and a policy file
 // without a "default" entry brings it back to this baseline.
 import "server-only";
-import type { Db } from "../db/client";
+import { inTransaction } from "../db/transaction";
 import { appendAuditEvent } from "../audit/append-event";
 import { DEFAULT_POLICY_NAME, type PolicyDefinition } from "./schemas";
 import { writePolicyRow } from "./policy-rows";
@@ -30,23 +30,21 @@ export const DEFAULT_POLICY: PolicyDefinition = {
 class DefaultPolicyRace extends Error {}
 
 /** Creates the default policy unless there is one; safe for several instances starting at once. */
-export async function ensureDefaultPolicy(client: Db): Promise<void> {
-  await client
-    .$transaction(async (tx) => {
-      // The audit append takes the head lock first, so two instances cannot
-      // both see "no default" and both create one.
-      if (await tx.policy.findFirst({ where: { isDefault: true }, select: { id: true } })) return;
-      const event = await appendAuditEvent(tx, {
-        type: "policy.changed",
-        actor: "system",
-        data: { policy: DEFAULT_POLICY.name, change: "created" },
-      });
-      if (await tx.policy.findFirst({ where: { isDefault: true }, select: { id: true } })) {
-        throw new DefaultPolicyRace();
-      }
-      await writePolicyRow(tx, DEFAULT_POLICY, null, event.seq);
-    })
-    .catch((e) => {
-      if (!(e instanceof DefaultPolicyRace)) throw e;
+export async function ensureDefaultPolicy(): Promise<void> {
+  await inTransaction(async (tx) => {
+    // The audit append takes the head lock first, so two instances cannot
+    // both see "no default" and both create one.
+    if (await tx.policy.findFirst({ where: { isDefault: true }, select: { id: true } })) return;
+    const event = await appendAuditEvent(tx, {
+      type: "policy.changed",
+      actor: "system",
+      data: { policy: DEFAULT_POLICY.name, change: "created" },
     });
+    if (await tx.policy.findFirst({ where: { isDefault: true }, select: { id: true } })) {
+      throw new DefaultPolicyRace();
+    }
+    await writePolicyRow(tx, DEFAULT_POLICY, null, event.seq);
+  }).catch((e) => {
+    if (!(e instanceof DefaultPolicyRace)) throw e;
+  });
 }

@@ -1,7 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import type { Tx } from "../db/client";
-import { asBool, sqlOf, type Sql } from "../db/sql";
+import { asBool, type Sql } from "../db/sql";
 import { EFFECTS, type PolicyRule } from "./match-policy";
 
 const rolesJson = z.string().transform((s, ctx) => {
@@ -70,8 +69,8 @@ export function ruleFromRow(r: PolicyRow): PolicyRule {
 // Parsed again only when the stored rows change (every webhook asks).
 let cache: { key: string; rules: PolicyRule[] } | undefined;
 
-export async function loadPolicies(tx: Tx | Sql): Promise<PolicyRule[]> {
-  const rows = await sqlOf(tx).all<Record<string, unknown>>(
+export async function loadPolicies(sql: Sql): Promise<PolicyRule[]> {
+  const rows = await sql.all<Record<string, unknown>>(
     `SELECT name, service_slug, tool_pattern, effects, roles, quorum, ttl_seconds, priority, is_default, remind_at,
             escalate_after_seconds, escalate_to_roles, slack_channel, standing_max_ttl, require_passkey,
             min_review_seconds, require_full_view, version

@@ -2,7 +2,7 @@
 // and `policy test`: the very matcher ingestion uses, on the stored policies.
 import "server-only";
 import { z } from "zod";
-import { db } from "../db/client";
+import { direct } from "../db/sql";
 import { toolSchema } from "../approvals/schemas";
 import { slugSchema } from "../services/schemas";
 import { loadPolicies } from "./load-policies";
@@ -23,7 +23,7 @@ export type PolicyAnswer = {
 
 export async function whichPolicy(input: { service?: unknown; tool?: unknown; effects?: unknown }): Promise<PolicyAnswer> {
   const question = policyQuestionSchema.parse(input);
-  const policies = await loadPolicies(db());
+  const policies = await loadPolicies(direct());
   const policy = matchPolicy(policies, question);
   const alsoMatching = matchingPolicies(policies, question)
     .map((p) => p.name)

@@ -1,8 +1,7 @@
 // Admin-defined redaction patterns (docs/operations.md): validated when added,
 // applied to every request that arrives afterwards.
 import "server-only";
-import type { Tx } from "../db/client";
-import { sqlOf, type Sql } from "../db/sql";
+import { type Sql } from "../db/sql";
 import { db } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { holdAuditHead, recordAudit } from "../audit/append-event";
@@ -42,8 +41,8 @@ export async function listRedactionRules() {
 // Compiling is the costly part; recompile only when the rule set changes.
 let cache: { key: string; redactor: Redactor } | undefined;
 
-export async function loadRedactor(tx: Tx | Sql): Promise<Redactor> {
-  const rules = await sqlOf(tx).all<{ name: string; pattern: string }>("SELECT name, pattern FROM redaction_rules ORDER BY name ASC");
+export async function loadRedactor(sql: Sql): Promise<Redactor> {
+  const rules = await sql.all<{ name: string; pattern: string }>("SELECT name, pattern FROM redaction_rules ORDER BY name ASC");
   const key = JSON.stringify(rules);
   if (cache?.key !== key) cache = { key, redactor: compileRedactor(rules) };
   return cache.redactor;

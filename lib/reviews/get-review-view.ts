@@ -4,6 +4,7 @@
 // page answers both with the same 404.
 import "server-only";
 import { db } from "../db/client";
+import { direct } from "../db/sql";
 import { effectiveStatus, parseDecidedBy } from "../approvals/present";
 import { eligibility, requiredRolesOf } from "./eligibility";
 import { rulesOfRequest } from "./authority";
@@ -36,7 +37,7 @@ export async function getReviewView(approvalId: string, viewerId: string) {
   const showDigest = digestVisibleTo(viewer, a);
   const now = new Date();
   // The buttons follow the rules a vote is checked against: the policy as it is now.
-  const rules = rulesOfRequest(await loadPolicies(db()), a);
+  const rules = rulesOfRequest(await loadPolicies(direct()), a);
   const verdict = eligibility(a, viewer, a.reviews, now, rules.roles);
   const status = effectiveStatus(a, now);
   const roles = status === "pending" ? rules.roles : requiredRolesOf(a.requiredRoles);
@@ -108,7 +109,7 @@ export async function getReviewView(approvalId: string, viewerId: string) {
     /** The executor's report of the run, or that none has arrived after an approved consume (null: nothing to say). */
     execution: executionView(a),
     /** Who may still decide it, per role, with their names (this viewer may see the request); empty once decided. */
-    waitingOn: status === "pending" ? await waitingOn(db(), a, now) : [],
+    waitingOn: status === "pending" ? await waitingOn(a, now) : [],
   };
 }
 

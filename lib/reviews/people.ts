@@ -4,16 +4,14 @@
 // a moment ago counts. Plain statements, so the ingest's driver transaction
 // and Prisma's both use it.
 import "server-only";
-import type { Tx } from "../db/client";
-import { asDateOrNull, placeholders, sqlOf, type Sql } from "../db/sql";
+import { asDateOrNull, placeholders, type Sql } from "../db/sql";
 import type { Person } from "./authority";
 
 /** The people with these ids, by id; an id that names nobody is missing from the map. */
-export async function loadPeople(tx: Tx | Sql, ids: readonly string[]): Promise<Map<string, Person>> {
+export async function loadPeople(sql: Sql, ids: readonly string[]): Promise<Map<string, Person>> {
   const unique = [...new Set(ids)];
   const people = new Map<string, Person>();
   if (unique.length === 0) return people;
-  const sql = sqlOf(tx);
   const marks = placeholders(unique.length);
   const users = await sql.all<{ id: string; email: string; disabled_at: unknown }>(
     `SELECT id, email, disabled_at FROM users WHERE id IN (${marks})`,
@@ -36,6 +34,6 @@ export async function loadPeople(tx: Tx | Sql, ids: readonly string[]): Promise<
   return people;
 }
 
-export async function loadPerson(tx: Tx | Sql, id: string): Promise<Person | null> {
-  return (await loadPeople(tx, [id])).get(id) ?? null;
+export async function loadPerson(sql: Sql, id: string): Promise<Person | null> {
+  return (await loadPeople(sql, [id])).get(id) ?? null;
 }

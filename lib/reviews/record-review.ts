@@ -8,8 +8,7 @@
 // the reviewer's roles and status are read now, not taken from the session.
 import "server-only";
 import { z } from "zod";
-import type { Tx } from "../db/client";
-import { inTransaction } from "../db/transaction";
+import { inTransaction, type Unit } from "../db/transaction";
 import { recordAudit } from "../audit/append-event";
 import { AppError } from "../errors";
 import { newId } from "../ids";
@@ -51,7 +50,7 @@ export type ReviewOutcome = {
   decidedBy: string[];
 };
 
-async function lockApproval(tx: Tx, approvalId: string): Promise<void> {
+async function lockApproval(tx: Unit, approvalId: string): Promise<void> {
   await tx.$executeRaw`UPDATE approvals SET approve_count = approve_count WHERE id = ${approvalId}`;
 }
 
@@ -72,7 +71,7 @@ const CHANNEL_WORDS: Record<Exclude<ReviewChannel, "browser">, string> = {
  * policy's as it is now (rulesNow), not only the snapshot the request took
  * when it arrived. Throws AppError.
  */
-export async function lockForReviewer(tx: Tx, reviewerId: string, approvalId: string, at?: Date) {
+export async function lockForReviewer(tx: Unit, reviewerId: string, approvalId: string, at?: Date) {
   await lockApproval(tx, approvalId);
   // Read after the lock: a vote that waited for it is judged at its own time.
   const now = at ?? new Date();
@@ -100,7 +99,7 @@ export async function lockForReviewer(tx: Tx, reviewerId: string, approvalId: st
  * each earlier approver is asked again, now (authority.ts).
  */
 export async function recordVoteInTx(
-  tx: Tx,
+  tx: Unit,
   reviewerId: string,
   vote: { approvalId: string; decision: "approve" | "deny"; reason?: string | undefined },
   via: ReviewChannel,

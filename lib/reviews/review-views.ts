@@ -5,8 +5,7 @@
 // view). The vote path reads both to enforce a policy's min_review_seconds
 // and require_full_view; insights reads them for time on the page.
 import "server-only";
-import type { Tx } from "../db/client";
-import { asBool, asDate, asDateOrNull, direct, sqlOf, type Sql } from "../db/sql";
+import { asBool, asDate, asDateOrNull, direct, type Sql } from "../db/sql";
 
 export type ReviewViewRow = { firstServedAt: Date; fullViewAt: Date | null; truncated: boolean };
 
@@ -44,8 +43,8 @@ export async function recordFullView(view: { approvalId: string; userId: string;
   return n > 0;
 }
 
-export async function readReviewView(tx: Tx | Sql, approvalId: string, userId: string): Promise<ReviewViewRow | null> {
-  const rows = await sqlOf(tx).all(`SELECT first_served_at, full_view_at, truncated FROM review_views WHERE approval_id = ? AND user_id = ?`, [
+export async function readReviewView(sql: Sql, approvalId: string, userId: string): Promise<ReviewViewRow | null> {
+  const rows = await sql.all(`SELECT first_served_at, full_view_at, truncated FROM review_views WHERE approval_id = ? AND user_id = ?`, [
     approvalId,
     userId,
   ]);

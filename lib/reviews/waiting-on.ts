@@ -4,7 +4,8 @@
 // authority check, and not voted yet). The executor's state answer carries
 // the counts; the request's page also names the people, to those who see it.
 import "server-only";
-import type { Tx } from "../db/client";
+import { db } from "../db/client";
+import { direct } from "../db/sql";
 import { effectiveStatus } from "../approvals/present";
 import { loadPolicies } from "../policies/load-policies";
 import { inForceAt } from "../users/roles";
@@ -43,12 +44,12 @@ type Facts = Parameters<typeof rulesOfRequest>[1] & {
   reviews: Array<{ reviewerId: string }>;
 };
 
-/** Empty once the request is no longer pending: nobody is waited on. */
-export async function waitingOn(tx: Tx, a: Facts, now = new Date()): Promise<WaitingOn[]> {
+/** Empty once the request is no longer pending: nobody is waited on. Read outside any transaction. */
+export async function waitingOn(a: Facts, now = new Date()): Promise<WaitingOn[]> {
   if (effectiveStatus(a, now) !== "pending") return [];
-  const rules = rulesOfRequest(await loadPolicies(tx), a);
+  const rules = rulesOfRequest(await loadPolicies(direct()), a);
   const needed = Math.max(0, rules.quorum - a.approveCount);
-  const holders = await tx.user.findMany({
+  const holders = await db().user.findMany({
     where: { disabledAt: null, roles: { some: { role: { in: rules.roles }, ...inForceAt(now) } } },
     select: {
       id: true,

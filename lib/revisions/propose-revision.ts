@@ -8,8 +8,8 @@ import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { z } from "zod";
 import type { JsonPatch } from "@countersign/client";
-import { db, type Tx } from "../db/client";
-import { inTransaction } from "../db/transaction";
+import { direct } from "../db/sql";
+import { inTransaction, type Unit } from "../db/transaction";
 import { recordAudit } from "../audit/append-event";
 import { AppError, issuesOf } from "../errors";
 import { emitLocalChange } from "../approvals/changes";
@@ -39,7 +39,7 @@ function invalid(error: z.ZodError): AppError {
 }
 
 /** The request locked and every review rule checked, and the patch checked against its redacted view. */
-async function lockAndCheck(tx: Tx, reviewerId: string, approvalId: string, patch: JsonPatch, redactor: Redactor) {
+async function lockAndCheck(tx: Unit, reviewerId: string, approvalId: string, patch: JsonPatch, redactor: Redactor) {
   const locked = await lockForReviewer(tx, reviewerId, approvalId);
   const hidden = parseHidden(locked.approval.redactedDigests);
   if (!hidden) throw new AppError("invalid-request", "this request arrived before changes could be proposed: approve or deny it");
@@ -52,7 +52,7 @@ async function lockAndCheck(tx: Tx, reviewerId: string, approvalId: string, patc
 export async function previewRevision(reviewerId: string, input: { approvalId: string; patch: unknown }): Promise<unknown> {
   const parsed = proposalInputSchema.pick({ approvalId: true, patch: true }).safeParse(input);
   if (!parsed.success) throw invalid(parsed.error);
-  const redactor = await loadRedactor(db());
+  const redactor = await loadRedactor(direct());
   return inTransaction(async (tx) => (await lockAndCheck(tx, reviewerId, parsed.data.approvalId, parsed.data.patch, redactor)).result);
 }
 
@@ -60,7 +60,7 @@ export async function proposeRevision(reviewerId: string, input: ProposalInput):
   const parsed = proposalInputSchema.safeParse(input);
   if (!parsed.success) throw invalid(parsed.error);
   const { approvalId, patch, reason } = parsed.data;
-  const redactor = await loadRedactor(db());
+  const redactor = await loadRedactor(direct());
 
   await inTransaction(async (tx) => {
     const { reviewer, now } = await lockAndCheck(tx, reviewerId, approvalId, patch, redactor);

@@ -6,6 +6,7 @@
 import "server-only";
 import { z } from "zod";
 import { db, Prisma } from "../db/client";
+import { direct } from "../db/sql";
 import { inTransaction } from "../db/transaction";
 import { recordAudit } from "../audit/append-event";
 import { AppError, issuesOf } from "../errors";
@@ -100,7 +101,7 @@ export async function findRunReview(viewerId: string, serviceSlug: string, runId
         ).map((h) => [h.id, Number(h.holds) === 1]),
       )
     : new Map<string, boolean>();
-  const policies = await loadPolicies(db());
+  const policies = await loadPolicies(direct());
   const visible = seen.map((a) => {
     const h = headOf.get(a.id);
     const head = Array.from(h?.head ?? "");

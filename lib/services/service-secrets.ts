@@ -1,7 +1,7 @@
 // Reading a service's secrets back: only these functions decrypt them.
 import "server-only";
 import type { Tx } from "../db/client";
-import { sqlOf, type Sql } from "../db/sql";
+import { type Sql } from "../db/sql";
 import { decryptSecret } from "../crypto/at-rest";
 
 export const PURPOSE = {
@@ -31,8 +31,8 @@ function webhookSecret(enc: string): string {
 }
 
 /** An enabled service by slug with its active webhook secrets (one, or two while rotating). */
-export async function findServiceForWebhook(tx: Tx | Sql, slug: string): Promise<ServiceAuth | null> {
-  const [s] = await sqlOf(tx).all<{
+export async function findServiceForWebhook(sql: Sql, slug: string): Promise<ServiceAuth | null> {
+  const [s] = await sql.all<{
     id: string;
     slug: string;
     rate_limit_per_minute: number | bigint;

@@ -8,8 +8,7 @@
 // quorum of the policy as it is now. Otherwise it does not apply, the request
 // waits for people, and a standing.skipped event says why (never values).
 import "server-only";
-import type { Tx } from "../db/client";
-import { asBool, asDate, asDateOrNull, sqlOf, type Sql } from "../db/sql";
+import { asBool, asDate, asDateOrNull, type Sql } from "../db/sql";
 import { recordAudit } from "../audit/append-event";
 import { mayDecide, type DecisionRules, type Refusal } from "../reviews/authority";
 import { loadPeople } from "../reviews/people";
@@ -42,13 +41,12 @@ export type StandingMatch = { id: string; sourceApprovalId: string; policyName: 
  * every vote, is never matched against them.
  */
 export async function matchingStanding(
-  tx: Tx | Sql,
+  sql: Sql,
   approval: IngestedRow,
   policy: PolicyRule,
   args: { view: unknown; hidden: readonly HiddenEntry[] },
 ): Promise<StandingMatch[]> {
   if (policy.standingMaxTtlSeconds <= 0 || policy.requirePasskey) return [];
-  const sql = sqlOf(tx);
   const now = approval.createdAt;
   const candidates = await sql.all<{
     id: string;
@@ -197,12 +195,11 @@ async function useStanding(
  * with the transaction's others (recordAudit), in order.
  */
 export async function useFirstStanding(
-  tx: Tx | Sql,
+  sql: Sql,
   approval: IngestedRow,
   matches: readonly StandingMatch[],
   ctx: { serviceSlug: string; policy: PolicyRule },
 ): Promise<string | null> {
-  const sql = sqlOf(tx);
   for (const match of matches) if (await useStanding(sql, approval, match, ctx)) return match.id;
   return null;
 }

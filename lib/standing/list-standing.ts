@@ -3,6 +3,7 @@
 // is now).
 import "server-only";
 import { db } from "../db/client";
+import { direct } from "../db/sql";
 import { can } from "../auth/permissions";
 import { loadPolicies } from "../policies/load-policies";
 import { loadPerson } from "../reviews/people";
@@ -34,7 +35,7 @@ export type StandingView = {
 
 /** The standing approvals a viewer may see (all of them for the CLI), newest first. */
 export async function listStanding(viewerId: string | "cli", limit = 200): Promise<StandingView[]> {
-  const viewer = viewerId === "cli" ? null : await loadPerson(db(), viewerId);
+  const viewer = viewerId === "cli" ? null : await loadPerson(direct(), viewerId);
   const rows = await db().standingApproval.findMany({
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: limit,
@@ -43,7 +44,7 @@ export async function listStanding(viewerId: string | "cli", limit = 200): Promi
   const services = new Map((await db().service.findMany({ select: { id: true, slug: true } })).map((s) => [s.id, s.slug]));
   const visible = rows.filter((s) => viewerId === "cli" || visibleTo(viewer, s));
   // Who may still approve or revoke: the check's person part under the policy as it is now.
-  const policies = await loadPolicies(db());
+  const policies = await loadPolicies(direct());
   const sources = new Map(
     viewer
       ? (await db().approval.findMany({ where: { id: { in: visible.map((s) => s.sourceApprovalId) } }, select: SOURCE_SELECT })).map((a) => [a.id, a])

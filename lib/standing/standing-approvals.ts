@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { z } from "zod";
 import { db } from "../db/client";
+import { direct } from "../db/sql";
 import { inTransaction } from "../db/transaction";
 import { recordAudit } from "../audit/append-event";
 import type { Actor } from "../audit/events";
@@ -68,7 +69,7 @@ export async function standingOffer(
 ): Promise<{ maxTtlSeconds: number; paths: string[] } | null> {
   const hidden = parseHidden(a.redactedDigests);
   if (!hidden) return null;
-  const policies = await loadPolicies(db());
+  const policies = await loadPolicies(direct());
   const policy = currentPolicy(policies, a, a.service.slug);
   if (!policy || policy.standingMaxTtlSeconds <= 0 || policy.requirePasskey) return null;
   if (!mayDecide(viewer, a, standingRules(policies, a), new Date()).ok) return null;
@@ -78,11 +79,11 @@ export async function standingOffer(
 /** How many of the latest requests of this service and tool the proposed pins would have matched (nothing is written). */
 export async function previewStanding(reviewerId: string, input: { approvalId: string; pins: unknown }, recent = 200) {
   const { approvalId, pins: pinRequests } = parseWith(proposeStandingSchema.pick({ approvalId: true, pins: true }), input);
-  const redactor = await loadRedactor(db());
-  const viewer = await loadPerson(db(), reviewerId);
+  const redactor = await loadRedactor(direct());
+  const viewer = await loadPerson(direct(), reviewerId);
   const a = await db().approval.findUnique({ where: { id: approvalId }, include: { service: { select: { slug: true } } } });
   if (!a || !visibleTo(viewer, a)) throw new AppError("not-found");
-  const verdict = mayDecide(viewer, a, standingRules(await loadPolicies(db()), a), new Date());
+  const verdict = mayDecide(viewer, a, standingRules(await loadPolicies(direct()), a), new Date());
   if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
   const hidden = parseHidden(a.redactedDigests);
   if (!hidden) throw new AppError("invalid-request", "this request arrived before standing approvals existed: propose from a newer request");
@@ -110,7 +111,7 @@ export async function previewStanding(reviewerId: string, input: { approvalId: s
  */
 export async function proposeStanding(reviewerId: string, input: ProposeStandingInput) {
   const { approvalId, pins: pinRequests, expiresInSeconds, maxUses, reason } = parseProposal(input);
-  const redactor = await loadRedactor(db());
+  const redactor = await loadRedactor(direct());
 
   const created = await inTransaction(async (tx) => {
     const now = new Date();

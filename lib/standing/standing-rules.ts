@@ -6,6 +6,7 @@
 import "server-only";
 import { z } from "zod";
 import type { Tx } from "../db/client";
+import type { Unit } from "../db/transaction";
 import { AppError, issuesOf } from "../errors";
 import { matchPolicy, type PolicyRule } from "../policies/match-policy";
 import { mayDecide, personMayDecide, rulesNow, type DecisionRules, type Person, type RequesterFacts, type Subject } from "../reviews/authority";
@@ -41,7 +42,7 @@ export function standingRules(policies: PolicyRule[], source: SourceFacts, propo
 }
 
 /** Throws the refusal when the person may not decide this now, or when the policy's pace rules are not met on the source's page. */
-export async function assertMayDecide(tx: Tx, person: Person | null, subject: Subject, source: SourceFacts, rules: DecisionRules, now: Date) {
+export async function assertMayDecide(tx: Unit, person: Person | null, subject: Subject, source: SourceFacts, rules: DecisionRules, now: Date) {
   const verdict = mayDecide(person, subject, rules, now);
   if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
   if (rules.minReviewSeconds > 0 || rules.requireFullView) {

@@ -19,7 +19,7 @@ export async function prepareDatabase(): Promise<MigrateResult> {
   if (databaseProvider === "sqlite") mkdirSync(dirname(resolve(sqlitePath(DATABASE_URL))), { recursive: true });
   const result = await migrate(DATABASE_URL);
   await ensureAuditHead(db());
-  await ensureDefaultPolicy(db());
+  await ensureDefaultPolicy();
   await ensureSigningKey();
   await backfillRequesterKeys();
   return result;

@@ -5,6 +5,7 @@
 // what the app would have written.
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import { db, Prisma } from "@/lib/db/client";
+import { direct } from "@/lib/db/sql";
 import { env } from "@/lib/env";
 import { newId } from "@/lib/ids";
 import { requesterKey } from "@/lib/identity/requester-key";
@@ -28,8 +29,8 @@ export async function queueSeed(total: number, reset: boolean) {
   if (reset) await db().approval.updateMany({ where: { status: "pending" }, data: { status: "cancelled", decidedAt: new Date() } });
   const have = await db().approval.count({ where: { status: "pending", expiresAt: { gt: new Date() } } });
   const services = await db().service.findMany({ select: { id: true, slug: true } });
-  const policies = await loadPolicies(db());
-  const redactor = await loadRedactor(db());
+  const policies = await loadPolicies(direct());
+  const redactor = await loadRedactor(direct());
   const pool = Array.from({ length: Math.min(400, Math.max(total - have, 1)) }, (_, i) => {
     const svc = services.filter((s) => SERVICES[s.slug])[i % 3]!;
     const { data } = realisticEvent(svc.slug);

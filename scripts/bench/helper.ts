@@ -32,6 +32,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { generateSecrets } from "@/lib/local-secrets";
 import { db } from "@/lib/db/client";
+import { direct } from "@/lib/db/sql";
 import { newId } from "@/lib/ids";
 import { setPolicy } from "@/lib/policies/set-policy";
 import { createService } from "@/lib/services/manage-services";
@@ -140,7 +141,7 @@ async function events(setupPath: string, n: number, out: string) {
 
 async function consumes(setupPath: string, n: number, out: string) {
   const { services, reviewers } = readSetup(setupPath);
-  const auths = await Promise.all(services.map(async (s) => ({ ...s, auth: (await findServiceForWebhook(db(), s.slug))! })));
+  const auths = await Promise.all(services.map(async (s) => ({ ...s, auth: (await findServiceForWebhook(direct(), s.slug))! })));
   const result = [];
   for (let i = 0; i < n; i++) {
     const svc = auths[i % auths.length]!;
@@ -178,7 +179,7 @@ function smallRefund(i: number) {
 async function autoApproved(setupPath: string, n: number, out: string) {
   const { services, reviewers } = readSetup(setupPath);
   const svc = services.find((s) => s.slug === "billing-agent")!;
-  const auth = (await findServiceForWebhook(db(), svc.slug))!;
+  const auth = (await findServiceForWebhook(direct(), svc.slug))!;
   await setPolicy(
     { name: "small-refunds", tool: AUTO_TOOL, service: svc.slug, roles: ["reviewer"], quorum: 2, ttl: 3600, standing_max_ttl: 86_400 },
     "cli",
@@ -237,7 +238,7 @@ async function autoApproved(setupPath: string, n: number, out: string) {
 async function lookalikeRun(setupPath: string, n: number, bytes: number) {
   const { services } = readSetup(setupPath);
   const svc = services[0]!;
-  const auth = (await findServiceForWebhook(db(), svc.slug))!;
+  const auth = (await findServiceForWebhook(direct(), svc.slug))!;
   const runId = `run_${randomUUID()}`;
   const ids: string[] = [];
   let argBytes = 0;

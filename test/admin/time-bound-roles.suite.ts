@@ -5,6 +5,7 @@
 // role.expired per role, once, however often it runs; bad or past times are
 // refused with nothing stored.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { direct } from "@/lib/db/sql";
 import type { Provider } from "../helpers/databases";
 import { useFreshDatabase } from "../helpers/databases";
 import { refusalWithMessage as refusal } from "../helpers/refusal-code";
@@ -106,7 +107,7 @@ export function timeBoundRolesSuite(provider: Provider, enabled = true) {
       const after = new Date(until.getTime() + 1);
 
       // The authority check, at its own clock.
-      const person = await loadPerson(ctx.db, ria.id);
+      const person = await loadPerson(direct(), ria.id);
       expect(person!.roles).toEqual([{ role, expiresAt: until }]);
       const subject = { ...row, expiresAt: new Date(until.getTime() + 3600_000) };
       expect(authority.mayDecide(person, subject, { roles: [role] }, before)).toEqual({ ok: true });
@@ -133,8 +134,8 @@ export function timeBoundRolesSuite(provider: Provider, enabled = true) {
       const among = await inTransaction((tx) => recipientsAmong(tx, [role]));
       expect(among.eligibleFor(facts, before).map((r) => r.email)).toEqual([ria.email]);
       expect(among.eligibleFor(facts, after)).toEqual([]);
-      expect(await countPossibleApprovers(ctx.db, row, before)).toBe(1);
-      expect(await countPossibleApprovers(ctx.db, row, after)).toBe(0);
+      expect(await countPossibleApprovers(direct(), row, before)).toBe(1);
+      expect(await countPossibleApprovers(direct(), row, after)).toBe(0);
       expect((await listUsers(after)).find((x) => x.email === ria.email)!.roles).toEqual([]);
       // The row is still there: nothing above depended on the sweep.
       expect(await ctx.db.userRole.count({ where: { userId: ria.id, role } })).toBe(1);

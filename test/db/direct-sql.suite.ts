@@ -80,17 +80,20 @@ export function directSqlSuite(provider: Provider, enabled = true) {
       expect(sql.isUniqueViolation(new Error("something else"))).toBe(false);
       // The same statement through Prisma's raw query (a revision's transaction).
       const raw = await sql
-        .sqlOf(ctx.db)
+        .prismaStatements(ctx.db)
         .run("INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)", ["usr_kept1", "other@example.com", new Date()])
         .catch((err: unknown) => err);
       expect(sql.isUniqueViolation(raw)).toBe(true);
     });
 
-    it("the same statements run inside a Prisma transaction through sqlOf(tx), and roll back with it", async () => {
+    it("inTransaction's handle is its Sql too: the same statements run in the Prisma transaction and roll back with it", async () => {
       await expect(
         inTransaction(async (tx) => {
-          await insertUser(sql.sqlOf(tx), "usr_intx", new Date(), true);
+          expect(tx.dialect).toBe(provider);
+          await insertUser(tx, "usr_intx", new Date(), true);
           expect(await tx.user.count({ where: { id: "usr_intx" } })).toBe(1);
+          const [row] = await tx.all<{ email: string }>("SELECT email FROM users WHERE id = ?", ["usr_intx"]);
+          expect(row?.email).toBeTruthy();
           throw new Error("roll back");
         }),
       ).rejects.toThrow("roll back");

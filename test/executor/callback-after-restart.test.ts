@@ -4,6 +4,7 @@
 import { createServer, type Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
+import { direct } from "@/lib/db/sql";
 import { freshSqliteUrl } from "../helpers/databases";
 import { startAppServer, type AppServer } from "../helpers/app-server";
 import { generateSecrets } from "@/lib/local-secrets";
@@ -46,7 +47,7 @@ describe("callback outbox across a restart", () => {
     const { recordReview } = await import("@/lib/reviews/record-review");
     const { db } = await import("@/lib/db/client");
     const created = await createService({ slug: `restart-${randomUUID().slice(0, 8)}`, callbackUrl: `http://127.0.0.1:${port}/hook` }, "cli");
-    const service = { ...created, auth: (await findServiceForWebhook(db(), created.slug))! };
+    const service = { ...created, auth: (await findServiceForWebhook(direct(), created.slug))! };
     const reviewer = await f.makeUser(["reviewer"]);
     const req = await f.makeApproval(service, { tool: "mail.send" });
     await recordReview(reviewer.id, { approvalId: req.approval_id, decision: "approve" });

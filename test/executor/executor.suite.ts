@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { direct } from "@/lib/db/sql";
 import { appFor } from "../helpers/app";
 import type { Provider } from "../helpers/databases";
 
@@ -262,7 +263,7 @@ export function executorSuite(provider: Provider) {
         const { createService } = await import("@/lib/services/manage-services");
         const { findServiceForWebhook } = await import("@/lib/services/service-secrets");
         const created = await createService({ slug: `cb-${randomUUID().slice(0, 8)}`, callbackUrl: `http://127.0.0.1:${port}/hook` }, "cli");
-        const withCallback = { ...created, auth: (await findServiceForWebhook(db, created.slug))! };
+        const withCallback = { ...created, auth: (await findServiceForWebhook(direct(), created.slug))! };
         failuresLeft = 2;
         received.length = 0;
         const a = await f.makeApproval(withCallback, { tool: "mail.send" });

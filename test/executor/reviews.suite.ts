@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { direct } from "@/lib/db/sql";
 import { appFor } from "../helpers/app";
 import type { Provider } from "../helpers/databases";
 
@@ -45,7 +46,7 @@ export function reviewsSuite(provider: Provider) {
       const { createService } = await import("@/lib/services/manage-services");
       const { findServiceForWebhook } = await import("@/lib/services/service-secrets");
       const created = await createService({ slug: `why-${randomUUID().slice(0, 8)}`, callbackUrl: `http://127.0.0.1:${port}/hook` }, "cli");
-      svc = { ...created, auth: (await findServiceForWebhook(db, created.slug))! };
+      svc = { ...created, auth: (await findServiceForWebhook(direct(), created.slug))! };
       callbackSecret = created.callback_secret;
       // Four eyes for this service's tool: two distinct approvals decide, one deny decides.
       tool = `why.${f.uid()}`;

@@ -3,6 +3,7 @@
 // decided with its audit event and outbox row, or still pending with nothing
 // of a decision — never half — and the audit chain holds.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { direct } from "@/lib/db/sql";
 import type { Provider } from "../helpers/databases";
 import { useFreshDatabase } from "../helpers/databases";
 import { startWorker } from "../helpers/worker-process";
@@ -22,7 +23,7 @@ export function crashSafetySuite(provider: Provider, enabled = true) {
       const { createService } = await import("@/lib/services/manage-services");
       const { findServiceForWebhook } = await import("@/lib/services/service-secrets");
       const created = await createService({ slug: `crash-${f.uid()}`, callbackUrl: "http://127.0.0.1:9/never-called" }, "cli");
-      const service = { ...created, auth: (await findServiceForWebhook(ctx.db, created.slug))! };
+      const service = { ...created, auth: (await findServiceForWebhook(direct(), created.slug))! };
       await f.makePolicy({ tool: "crash.*", roles: ["reviewer"], quorum: 2 });
       const reviewers = [await f.makeUser(["reviewer"]), await f.makeUser(["reviewer"])];
 

@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
+import { direct } from "@/lib/db/sql";
 import { generateSecrets } from "@/lib/local-secrets";
 import { useFreshDatabase } from "../helpers/databases";
 import { startAppServer, type AppServer } from "../helpers/app-server";
@@ -60,7 +61,7 @@ describe("graceful shutdown on SIGTERM (sqlite)", () => {
     const { addUser } = await import("@/lib/users/add-user");
 
     const created = await createService({ slug: `stop-${f.uid()}`, callbackUrl: receiverUrl }, "cli");
-    const service = { ...created, auth: (await findServiceForWebhook(ctx.db, created.slug))! };
+    const service = { ...created, auth: (await findServiceForWebhook(direct(), created.slug))! };
     const reviewer = await f.makeUser(["reviewer"]);
 
     // 1. A decided request whose callback the slow receiver holds open.

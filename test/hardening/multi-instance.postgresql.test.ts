@@ -5,6 +5,7 @@
 import { createServer, type Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { direct } from "@/lib/db/sql";
 import { appFor } from "../helpers/app";
 import { startWorker, type Worker } from "../helpers/worker-process";
 
@@ -226,7 +227,7 @@ describe.runIf(app?.secondBaseUrl)("two instances on one PostgreSQL database", (
       const { createService } = await import("@/lib/services/manage-services");
       const { findServiceForWebhook } = await import("@/lib/services/service-secrets");
       const created = await createService({ slug: `cb2-${randomUUID().slice(0, 8)}`, callbackUrl: `http://127.0.0.1:${port}/hook` }, "cli");
-      const withCallback = { ...created, auth: (await findServiceForWebhook(db, created.slug))! };
+      const withCallback = { ...created, auth: (await findServiceForWebhook(direct(), created.slug))! };
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) {
         const req = await f.makeApproval(withCallback, { tool: "mail.send" });

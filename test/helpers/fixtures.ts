@@ -2,6 +2,7 @@
 // and pending requests, each with unique names.
 import { randomBytes, randomUUID } from "node:crypto";
 import { db } from "@/lib/db/client";
+import { direct } from "@/lib/db/sql";
 import { newId } from "@/lib/ids";
 import { addUser } from "@/lib/users/add-user";
 import { createService } from "@/lib/services/manage-services";
@@ -18,7 +19,7 @@ export async function makeUser(roles: string[] = ["reviewer"], email = `u-${uid(
 
 export async function makeService() {
   const created = await createService({ slug: `svc-${uid()}` }, "cli");
-  const auth = (await findServiceForWebhook(db(), created.slug))!;
+  const auth = (await findServiceForWebhook(direct(), created.slug))!;
   return { ...created, auth };
 }
 

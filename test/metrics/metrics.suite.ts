@@ -17,6 +17,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
+import { direct } from "@/lib/db/sql";
 import { signWebhookHeaders } from "@countersign/client";
 import { generateSecrets } from "@/lib/local-secrets";
 import { appFor } from "../helpers/app";
@@ -377,7 +378,7 @@ export function metricsSuite(provider: Provider) {
       const { recordReview } = await import("@/lib/reviews/record-review");
       const denied = async () => (await processMetrics().decisions.get()).values.find((v) => v.labels.outcome === "denied")?.value ?? 0;
       const { findServiceForWebhook } = await import("@/lib/services/service-secrets");
-      const req = await f.makeApproval({ ...svcC, auth: (await findServiceForWebhook(db, svcC.slug))! }, { tool });
+      const req = await f.makeApproval({ ...svcC, auth: (await findServiceForWebhook(direct(), svcC.slug))! }, { tool });
       const before = await denied();
       await expect(
         inTransaction(async (tx) => {

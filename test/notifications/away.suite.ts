@@ -6,6 +6,7 @@
 // "I'm back". Fan-out and delivery run in this process (email kept in the
 // local mailbox: no SMTP_URL), the same functions the background work runs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { direct } from "@/lib/db/sql";
 import type { Provider } from "../helpers/databases";
 import { useFreshDatabase } from "../helpers/databases";
 import { refusalWithMessage as refusal } from "../helpers/refusal-code";
@@ -78,8 +79,8 @@ export function awaySuite(provider: Provider, enabled = true) {
       const among = await inTransaction((tx) => recipients.recipientsAmong(tx, [role]));
       expect(among.eligibleFor(row, now).map((r) => r.email)).toEqual([rex.email]);
       expect(among.eligibleFor(row, new Date(back.getTime() + 1)).map((r) => r.email)).toEqual([ria.email, rex.email].sort());
-      expect(await recipients.countPossibleApprovers(ctx.db, row, now)).toBe(1);
-      expect(await recipients.countPossibleApprovers(ctx.db, row, back)).toBe(2);
+      expect(await recipients.countPossibleApprovers(direct(), row, now)).toBe(1);
+      expect(await recipients.countPossibleApprovers(direct(), row, back)).toBe(2);
 
       // The fan-out writes rex's message, none for ria.
       while ((await fanOutDueTriggers()) > 0);

@@ -1,6 +1,7 @@
 // docs/architecture.md on a real database: every review rule, and races repeated many
 // times (concurrent calls of the one domain function that decides).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { direct } from "@/lib/db/sql";
 import type { Provider } from "../helpers/databases";
 import { useFreshDatabase } from "../helpers/databases";
 import { refusal } from "../helpers/refusal-code";
@@ -104,7 +105,7 @@ export function reviewSuite(provider: Provider, enabled = true) {
       const { findServiceForWebhook } = await import("@/lib/services/service-secrets");
       const { sweepExpired } = await import("@/lib/approvals/expire-approval");
       const created = await createService({ slug: `sweep-${f.uid()}`, callbackUrl: "http://127.0.0.1:9/never" }, "cli");
-      const withCallback = { ...created, auth: (await findServiceForWebhook(ctx.db, created.slug))! };
+      const withCallback = { ...created, auth: (await findServiceForWebhook(direct(), created.slug))! };
       const a = await f.makeApproval(withCallback, { tool: "mail.send", expires_in: 1 });
       const fresh = await f.makeApproval(withCallback, { tool: "mail.send" });
       await new Promise((res) => setTimeout(res, 1100));
