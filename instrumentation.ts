@@ -1,13 +1,17 @@
 import type { Instrumentation } from "next";
 
 // Runs once when a server instance starts (Next.js): traces, if configured
-// (before anything that would make a span), then background workers.
+// (before anything that would make a span), then background workers, then
+// the agents' routes handed to the custom server.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const [{ env }, { startTracing }] = await Promise.all([import("./lib/env"), import("./lib/tracing/tracing")]);
   await startTracing(env().OTEL_EXPORTER_OTLP_ENDPOINT, env().OTEL_SERVICE_NAME);
   const { startBackgroundWork } = await import("./lib/background");
   startBackgroundWork();
+  // The agents' routes, for the custom server to serve without Next's per-request work (lib/http/lean-routes.ts).
+  const [{ publishLeanRoutes }, { MACHINE_ROUTES }] = await Promise.all([import("./lib/http/lean-routes"), import("./app/api/v1/machine-routes")]);
+  publishLeanRoutes(MACHINE_ROUTES);
 }
 
 // A page or server action that failed while rendering: one structured log

@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { SECURITY_HEADERS } from "./scripts/server/security-headers.mjs";
 
 const config: NextConfig = {
   // A separate build directory lets a test run or benchmark build without
@@ -23,19 +24,12 @@ const config: NextConfig = {
   poweredByHeader: false,
   // `npm test` type-checks (route types and tsc) just before it builds; checking again here would only repeat it.
   typescript: { ignoreBuildErrors: process.env.COUNTERSIGN_BUILD_TYPECHECKED === "1" },
-  // Security headers on every response (pages also get a nonce-based CSP from proxy.ts).
+  // Security headers on every response (scripts/server/security-headers.mjs; pages also get a nonce-based CSP from proxy.ts).
   async headers() {
     return [
       {
         source: "/:path*",
-        headers: [
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          // not "no-referrer": Chromium then sends "Origin: null" on same-origin form posts, which server actions refuse.
-          { key: "Referrer-Policy", value: "same-origin" },
-          { key: "X-Frame-Options", value: "DENY" },
-          { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
-          { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=()" },
-        ],
+        headers: [...SECURITY_HEADERS],
       },
     ];
   },

@@ -1,6 +1,7 @@
 // OpenTelemetry traces (docs/operations.md, Traces). Off unless
 // OTEL_EXPORTER_OTLP_ENDPOINT is set; then Next.js's own spans (each HTTP
-// request, continuing an incoming W3C `traceparent`), Prisma's query spans
+// request, continuing an incoming W3C `traceparent`; the agents' routes get
+// theirs from lib/http/lean-routes.ts), Prisma's query spans
 // and ours (driver SQL, the webhook pipeline, consume, callback delivery) go
 // to the collector over OTLP/HTTP. Spans never carry argument values: the
 // SQL text is parameterized, and URLs lose their query string (a search of

@@ -6,6 +6,9 @@
 // SIGINT stop accepting connections, let requests in flight finish, close
 // Next, exit.
 //
+// The routes agent services call are served by their handlers directly,
+// without Next's per-request machinery (scripts/server/lean-http.mjs).
+//
 // Page renders take turns (scripts/server/page-turns.mjs): at most
 // <page-renders> at once, so that heavy pages cannot hold up the health
 // check, the API or each other's first bytes for long.
@@ -16,6 +19,7 @@ import next from "next";
 import { clientAddressFrom } from "./client-address.mjs";
 import { whenParentGone } from "./when-parent-gone.mjs";
 import { pageTurns } from "./page-turns.mjs";
+import { leanHandler, serveLean } from "./lean-http.mjs";
 
 /** Keep in step with lib/http/client-address.ts. */
 const CLIENT_ADDRESS_HEADER = "x-countersign-client-address";
@@ -50,6 +54,9 @@ await app.prepare();
 const turns = pageTurns({ limit: pageRenders });
 const server = createServer((req, res) => {
   stampClientAddress(req);
+  // The agents' routes, without Next's per-request work (lean-http.mjs).
+  const lean = leanHandler(req);
+  if (lean) return void serveLean(lean, req, res);
   turns.admit(req, res, () =>
     handle(req, res).catch((err) => {
       console.error(err);

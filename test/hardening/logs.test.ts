@@ -139,4 +139,44 @@ describe("structured logs (sqlite)", () => {
     expect(leaked.map(([k]) => k)).toEqual([]);
     expect(output).not.toContain('"msg":"forged"');
   }, 120_000);
+
+  // The state route is served by the custom server without Next.js
+  // (lib/http/lean-routes.ts): the client's leaving must still reach the handler.
+  it("ends a long-poll as soon as its client leaves: its access line is written then, not at the end of the wait", async () => {
+    onTestFailed(() => console.log(`app output:\n${app.output().slice(-4000)}`));
+    const { createService } = await import("@/lib/services/manage-services");
+    const svc = await createService({ slug: `leave-${randomBytes(3).toString("hex")}` }, "cli");
+    const body = JSON.stringify({
+      type: "approval.requested",
+      data: { run_id: "run-leave", call_id: "c1", tool: "payments.refund", arguments: { amount: 1 } },
+    });
+    const created = await fetch(`${app.baseUrl}/api/v1/webhooks/${svc.slug}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...signWebhookHeaders({ secret: svc.webhook_secret, body }) },
+      body,
+    });
+    expect(created.status).toBe(201);
+    const { approval_id } = (await created.json()) as { approval_id: string };
+
+    const requestId = `leave-${randomBytes(6).toString("hex")}`;
+    const leaving = new AbortController();
+    const poll = fetch(`${app.baseUrl}/api/v1/approvals/${approval_id}?wait=30`, {
+      headers: { authorization: `Bearer ${svc.api_token}`, "x-request-id": requestId },
+      signal: leaving.signal,
+    });
+    await new Promise((r) => setTimeout(r, 1_000));
+    leaving.abort();
+    await expect(poll).rejects.toThrow();
+    const accessLine = () =>
+      app
+        .output()
+        .split("\n")
+        .find((l) => l.includes(`"requestId":"${requestId}"`) && l.includes('"msg":"request"'));
+    const deadline = Date.now() + 10_000;
+    while (!accessLine() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    // Written within 10 s of a 30 s wait, and the handling took less than the wait.
+    const line = JSON.parse(accessLine() ?? "null") as { route: string; status: number; ms: number } | null;
+    expect(line).toMatchObject({ route: "approval", status: 200 });
+    expect(line!.ms).toBeLessThan(30_000);
+  }, 60_000);
 });
