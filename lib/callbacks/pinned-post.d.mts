@@ -1,6 +1,6 @@
 import type { ResolvedAddress } from "./callback-target";
 
-/** Sends the request to the checked addresses only; resolves with the status code. The body of the answer is discarded unread. */
+/** Sends the request to the checked addresses only, on a kept-alive connection of the same name and addresses; resolves with the status code. */
 export declare function pinnedPost(
   url: URL,
   hostname: string,
@@ -9,3 +9,6 @@ export declare function pinnedPost(
   body: string | Uint8Array,
   signal: AbortSignal,
 ): Promise<number>;
+
+/** Closes every pooled connection (the sending thread's end). */
+export declare function closePinnedConnections(): void;

@@ -5,6 +5,12 @@
 // Redirects are never followed (node:http does not follow them). Plain
 // JavaScript: the sending thread (lib/notifications/send-worker.mjs) loads it
 // as it is, outside the app's build.
+//
+// Connections are kept alive and reused, one pool per scheme, host name, port
+// and set of checked addresses: a socket serves again only a request for the
+// same name (so TLS checked the same certificate name) that was checked to the
+// same addresses. A push service or a callback receiver then costs one TLS
+// handshake per connection, not one per message.
 import http from "node:http";
 import https from "node:https";
 
@@ -25,7 +31,36 @@ function pinnedLookup(addresses) {
   };
 }
 
-/** Sends the request; resolves with the status code. The body of the answer is discarded unread. */
+/** At most this many pools; the least recently used is dropped (its idle sockets close on their own). */
+const MAX_POOLS = 64;
+/** An idle kept-alive socket is closed after this long. */
+const IDLE_MS = 15_000;
+/** What is read of an answer's body (to free its socket for the next request) before the socket is closed instead. */
+const DRAIN_LIMIT = 64 * 1024;
+
+const pools = new Map();
+
+/** The pool for this destination; the Map's order is the pools' last use. */
+function poolFor(url, hostname, addresses) {
+  const key = JSON.stringify([url.protocol, hostname, url.port, addresses.map((a) => `${a.family}/${a.address}`).sort()]);
+  let agent = pools.get(key);
+  if (agent) pools.delete(key);
+  else {
+    const Agent = url.protocol === "https:" ? https.Agent : http.Agent;
+    agent = new Agent({ keepAlive: true, maxFreeSockets: 8, timeout: IDLE_MS, lookup: pinnedLookup(addresses) });
+  }
+  pools.set(key, agent);
+  if (pools.size > MAX_POOLS) pools.delete(pools.keys().next().value);
+  return agent;
+}
+
+/** Closes every pooled connection (the sending thread's end). */
+export function closePinnedConnections() {
+  for (const agent of pools.values()) agent.destroy();
+  pools.clear();
+}
+
+/** Sends the request; resolves with the status code. The answer's body is read and dropped, or its connection closed if it is long. */
 export function pinnedPost(url, hostname, addresses, headers, body, signal) {
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
@@ -38,12 +73,17 @@ export function pinnedPost(url, hostname, addresses, headers, body, signal) {
         path: `${url.pathname}${url.search}`,
         headers: { ...headers, host: url.host, "content-length": String(Buffer.byteLength(body)) },
         lookup: pinnedLookup(addresses),
-        agent: false, // no pooled socket from an earlier, differently checked request
+        agent: poolFor(url, hostname, addresses),
         signal,
       },
       (res) => {
         resolve(res.statusCode ?? 0);
-        res.destroy();
+        let read = 0;
+        res.on("data", (chunk) => {
+          read += chunk.length;
+          if (read > DRAIN_LIMIT) res.destroy();
+        });
+        res.on("error", () => {});
       },
     );
     req.on("error", reject);

@@ -11,10 +11,10 @@
 // hostname, addresses, headers, body, timeoutMs } }. Out: { id, ok: true,
 // statusCode? } or { id, ok: false, name, code }: an error's class and code
 // only, as an SMTP answer can quote the message. { close: true } closes the
-// SMTP connections and ends the thread.
+// SMTP connections and the kept-alive HTTP(S) ones, and ends the thread.
 import { parentPort, workerData } from "node:worker_threads";
 import { createTransport } from "nodemailer";
-import { pinnedPost } from "../callbacks/pinned-post.mjs";
+import { closePinnedConnections, pinnedPost } from "../callbacks/pinned-post.mjs";
 import { smtpPool } from "./smtp-transport.mjs";
 
 let transport;
@@ -36,6 +36,7 @@ async function handle(msg) {
 parentPort.on("message", (msg) => {
   if (msg.close) {
     transport?.close();
+    closePinnedConnections();
     parentPort.close();
     return;
   }
