@@ -23,6 +23,7 @@ export async function serveLean(handler, req, res) {
     console.error(err);
     if (!res.headersSent) res.statusCode = 500;
     res.end();
+    if (!req.complete) discardRest(req);
   }
 }
 
