@@ -95,6 +95,12 @@ export default defineConfig({
               globalSetup: ["test/global-setup.ts"],
               // Integration tests share real databases and servers: run files one at a time.
               fileParallelism: false,
+              // One worker process for all of them, file after file: a new
+              // process per file cost more than most files' tests (a lane took
+              // half the time this way). test/start-file-afresh.ts undoes, before
+              // each file, what the one before it left in the process.
+              isolate: false,
+              setupFiles: ["test/setup-env.ts", "test/start-file-afresh.ts"],
             },
           },
     ],

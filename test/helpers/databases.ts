@@ -37,7 +37,8 @@ export async function freshDatabaseUrl(provider: Provider): Promise<{ url: strin
 /**
  * Points this test file's process-wide database at a fresh one, migrated and
  * with its baseline rows. Call before importing modules that use lib/db
- * (each Vitest file has its own module registry, so files do not interfere).
+ * (each Vitest file starts with an empty module registry and no process-wide
+ * client, test/start-file-afresh.ts, so files do not interfere).
  */
 export async function useFreshDatabase(provider: Provider) {
   const fresh = await freshDatabaseUrl(provider);
