@@ -5,11 +5,12 @@
 import "server-only";
 import { contextFrom, traceHeaders, withSpan } from "../tracing/tracing";
 import { db } from "../db/client";
+import { direct } from "../db/sql";
 import { env } from "../env";
 import { newId } from "../ids";
 import { errorFields, log } from "../log";
 import { callbackSecretsOf } from "../services/service-secrets";
-import { claim, claimable, givenUp, release, WORKER_ID } from "../outbox/lease";
+import { claim, dueIds, givenUp, release, WORKER_ID } from "../outbox/lease";
 import { isShuttingDown } from "../shutdown";
 import { postSignedWebhook, type SignedPostResult } from "./signed-post";
 
@@ -23,17 +24,12 @@ export function backoffMs(attempts: number, baseMs = env().CALLBACK_RETRY_BASE_M
 
 /** Claims and attempts due deliveries; returns how many attempts were made. */
 export async function deliverDueCallbacks(now = new Date()): Promise<number> {
-  const due = await db().callbackDelivery.findMany({
-    where: { nextAttemptAt: { lte: now }, ...claimable(now) },
-    orderBy: { nextAttemptAt: "asc" },
-    take: BATCH,
-    select: { id: true },
-  });
+  const due = await dueIds(direct(), "callback_deliveries", now, BATCH);
   let attempted = 0;
-  for (const { id } of due) {
+  for (const id of due) {
     if (isShuttingDown()) break;
     // One at a time, each under its own lease: one attempt always fits in it.
-    if ((await claim(db().callbackDelivery, [id], WORKER_ID)) === 0) continue; // another instance has it
+    if ((await claim(direct(), "callback_deliveries", [id], WORKER_ID)) === 0) continue; // another instance has it
     attempted++;
     await attemptDelivery(id);
   }
@@ -103,5 +99,5 @@ export async function retryDeliveryNow(id: string): Promise<boolean> {
 
 /** On shutdown: hand this instance's leases back so another can deliver at once. */
 export async function releaseLeases(): Promise<void> {
-  await release(db().callbackDelivery, WORKER_ID);
+  await release(direct(), "callback_deliveries", WORKER_ID);
 }

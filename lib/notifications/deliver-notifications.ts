@@ -11,8 +11,9 @@
 // server outage delays messages and loses none. A message a channel accepted
 // or gave up on is an audit event.
 import "server-only";
-import { db, type Db } from "../db/client";
-import { inTransaction } from "../db/transaction";
+import { db } from "../db/client";
+import { direct, directTransaction, placeholders, type SqlParam } from "../db/sql";
+import { columnOf, columnsOf, insertRows, readRow, type RowOf } from "../db/rows";
 import { appendAuditEvents } from "../audit/append-event";
 import type { AuditInput } from "../audit/events";
 import { backoffMs } from "../callbacks/deliver-callbacks";
@@ -23,7 +24,7 @@ import { newId } from "../ids";
 import { approvalFacts, reviewerFacts } from "./recipients";
 import { slackApprovalSelect } from "../slack/send-slack";
 import { NOTIFY_MESSAGE_BATCH } from "./batch";
-import { claim, claimable, givenUp, passOwner, release, WORKER_ID } from "../outbox/lease";
+import { claimDue, givenUp, passOwner, release, WORKER_ID } from "../outbox/lease";
 import { channelTurnedOff, noLongerConcerns, send, type Outcome, type PushBody, type SlackBody } from "./channel-senders";
 
 /**
@@ -36,27 +37,19 @@ const BATCH_BUDGET_MS = 40_000;
 /** How many messages of a batch are on their way at once: emails and pushes wait on the sending thread (send-thread.ts), webhooks here. */
 const SEND_CONCURRENCY = 64;
 
-export type Message = Awaited<ReturnType<Db["notification"]["findMany"]>>[number];
+export type Message = RowOf<"Notification">;
 type Attempt = { n: Message; outcome: Outcome; at: Date; durationMs: number };
 
-/** Claims and sends a batch of due messages; returns how many were due (a full batch means more may be). */
+/** Claims and sends a batch of due messages; returns how many it claimed (a full batch means more may be due). */
 export async function deliverDueNotifications(now = new Date()): Promise<number> {
-  const due = await db().notification.findMany({
-    where: { nextAttemptAt: { lte: now }, ...claimable(now) },
-    orderBy: { nextAttemptAt: "asc" },
-    take: NOTIFY_MESSAGE_BATCH,
-    select: { id: true },
-  });
-  if (due.length === 0 || isShuttingDown()) return 0;
+  if (isShuttingDown()) return 0;
   const owner = passOwner();
   const claimedAt = new Date();
-  await claim(
-    db().notification,
-    due.map((d) => d.id),
-    owner,
-  );
-  const claimed = await db().notification.findMany({ where: { leaseOwner: owner }, orderBy: { nextAttemptAt: "asc" } });
-  if (claimed.length === 0) return due.length;
+  const won = await claimDue(direct(), "notifications", now, NOTIFY_MESSAGE_BATCH, owner);
+  if (won === 0) return 0;
+  const claimed = (
+    await direct().all(`SELECT ${columnsOf("Notification")} FROM notifications WHERE lease_owner = ? ORDER BY next_attempt_at`, [owner])
+  ).map((row) => readRow("Notification", row));
   const facts = await factsFor(claimed);
   const attempts: Attempt[] = [];
   const deadline = claimedAt.getTime() + BATCH_BUDGET_MS;
@@ -66,7 +59,7 @@ export async function deliverDueNotifications(now = new Date()): Promise<number>
   });
   await record(owner, attempts, facts);
   if (!isShuttingDown()) await handBack(owner);
-  return due.length;
+  return won;
 }
 
 /** Runs `work` over `items` with at most `limit` in flight. */
@@ -116,7 +109,7 @@ export type Facts = Awaited<ReturnType<typeof factsFor>>;
 
 /** Messages of this pass left unattempted (the budget ran out): due again at once, for any instance. */
 async function handBack(owner: string): Promise<void> {
-  await release(db().notification, owner);
+  await release(direct(), "notifications", owner);
 }
 
 async function attempt(n: Message, facts: Facts, deadline: number): Promise<Attempt> {
@@ -147,14 +140,18 @@ async function attempt(n: Message, facts: Facts, deadline: number): Promise<Atte
  */
 async function record(owner: string, attempts: Attempt[], facts: Facts): Promise<void> {
   if (attempts.length === 0) return;
-  await inTransaction(async (tx) => {
+  await directTransaction(async (sql) => {
+    const attempted = attempts.map((a) => a.n.id);
     const stillMine = new Set(
-      (await tx.notification.findMany({ where: { id: { in: attempts.map((a) => a.n.id) }, leaseOwner: owner }, select: { id: true } })).map(
-        (r) => r.id,
-      ),
+      (
+        await sql.all<{ id: string }>(`SELECT id FROM notifications WHERE id IN (${placeholders(attempted.length)}) AND lease_owner = ?`, [
+          ...attempted,
+          owner,
+        ])
+      ).map((r) => r.id),
     );
     const changes = new Map<string, { data: ReturnType<typeof newState>; ids: string[] }>();
-    const rows: Array<{ id: string; notificationId: string; at: Date; result: string; detail: string; durationMs: number }> = [];
+    const rows: Array<RowOf<"NotificationAttempt">> = [];
     const events: AuditInput[] = [];
     const recordedAt = new Date();
     for (const a of attempts.filter((x) => stillMine.has(x.n.id))) {
@@ -175,14 +172,27 @@ async function record(owner: string, attempts: Attempt[], facts: Facts): Promise
     }
     for (const { data, ids } of changes.values()) {
       const { result: _result, ...columns } = data;
-      await tx.notification.updateMany({ where: { id: { in: ids }, leaseOwner: owner }, data: { ...columns, leaseOwner: null, leaseUntil: null } });
+      const set = Object.entries(columns) as Array<[keyof Message & string, SqlParam]>;
+      await sql.run(
+        `UPDATE notifications SET ${set.map(([field]) => `${columnOf("Notification", field)} = ?`).join(", ")}, lease_owner = NULL, lease_until = NULL
+         WHERE id IN (${placeholders(ids.length)}) AND lease_owner = ?`,
+        [...set.map(([, value]) => value), ...ids, owner],
+      );
     }
-    if (rows.length) await tx.notificationAttempt.createMany({ data: rows });
-    if (facts.pushUsed.length) await tx.pushSubscription.updateMany({ where: { id: { in: facts.pushUsed } }, data: { lastUsedAt: new Date() } });
-    if (facts.pushGone.length) await tx.pushSubscription.deleteMany({ where: { id: { in: facts.pushGone } } });
+    await insertRows(sql, "NotificationAttempt", rows);
+    if (facts.pushUsed.length)
+      await sql.run(`UPDATE push_subscriptions SET last_used_at = ? WHERE id IN (${placeholders(facts.pushUsed.length)})`, [
+        recordedAt,
+        ...facts.pushUsed,
+      ]);
+    if (facts.pushGone.length) await sql.run(`DELETE FROM push_subscriptions WHERE id IN (${placeholders(facts.pushGone.length)})`, facts.pushGone);
     const posted = facts.posted.filter((p) => stillMine.has(p.notificationId));
-    if (posted.length) await tx.slackPost.createMany({ data: posted.map((p) => ({ id: newId("slk"), ...p })) });
-    await appendAuditEvents(tx, events);
+    await insertRows(
+      sql,
+      "SlackPost",
+      posted.map((p) => ({ id: newId("slk"), ...p, shownStatus: "pending", createdAt: recordedAt })),
+    );
+    await appendAuditEvents(sql, events);
   });
 }
 
@@ -201,6 +211,6 @@ function newState({ n, outcome, at }: Attempt, recordedAt: Date) {
 /** On shutdown: hand this instance's leases back so another can send at once. */
 export async function releaseNotificationLeases(): Promise<void> {
   // Every pass's owner name starts with this instance's (passOwner).
-  await release(db().notification, `${WORKER_ID}/`, { prefix: true });
-  await release(db().notificationTrigger, `${WORKER_ID}/`, { prefix: true });
+  await release(direct(), "notifications", `${WORKER_ID}/`, { prefix: true });
+  await release(direct(), "notification_triggers", `${WORKER_ID}/`, { prefix: true });
 }

@@ -8,7 +8,9 @@
 // transaction, and then tells whoever may decide it now. Should a batch
 // fail, its triggers are retried one by one, so one bad trigger holds up no other.
 import "server-only";
-import { db, type Db, type Tx } from "../db/client";
+import type { Tx } from "../db/client";
+import { direct, placeholders } from "../db/sql";
+import { columnsOf, readRow, type RowOf } from "../db/rows";
 import { inTransaction } from "../db/transaction";
 import { env } from "../env";
 import { errorFields, log } from "../log";
@@ -19,31 +21,23 @@ import { reviewEvent } from "./webhook-event";
 import { emailChannel } from "./mailer";
 import { pushChannel } from "./web-push";
 import { slackChannel } from "../slack/slack-client";
-import { messageRows, pushRecipient, type OutboxMessage } from "./queue-message";
+import { pushRecipient, writeMessages, type OutboxMessage } from "./queue-message";
 import { enabledAdmins, recipientsAmong, type Recipient } from "./recipients";
 import { requiredRolesOf } from "../reviews/eligibility";
 import { requestWarnings } from "../display/request-display";
 import { NOTIFY_TRIGGER_BATCH } from "./batch";
-import { claim, claimable, passOwner } from "../outbox/lease";
+import { claimDue, passOwner } from "../outbox/lease";
 
-type Trigger = Awaited<ReturnType<Db["notificationTrigger"]["findMany"]>>[number];
+type Trigger = RowOf<"NotificationTrigger">;
 
-/** Claims a batch of due triggers and writes their messages; returns how many were due (a full batch means more may be). */
+/** Claims a batch of due triggers and writes their messages; returns how many it claimed (a full batch means more may be due). */
 export async function fanOutDueTriggers(now = new Date()): Promise<number> {
-  const due = await db().notificationTrigger.findMany({
-    where: { dueAt: { lte: now }, ...claimable(now) },
-    orderBy: { dueAt: "asc" },
-    take: NOTIFY_TRIGGER_BATCH,
-    select: { id: true },
-  });
-  if (due.length === 0) return 0;
   const owner = passOwner();
-  await claim(
-    db().notificationTrigger,
-    due.map((d) => d.id),
-    owner,
-  );
-  const claimed = await db().notificationTrigger.findMany({ where: { leaseOwner: owner }, orderBy: { dueAt: "asc" } });
+  const won = await claimDue(direct(), "notification_triggers", now, NOTIFY_TRIGGER_BATCH, owner);
+  if (won === 0) return 0;
+  const claimed = (
+    await direct().all(`SELECT ${columnsOf("NotificationTrigger")} FROM notification_triggers WHERE lease_owner = ? ORDER BY due_at`, [owner])
+  ).map((row) => readRow("NotificationTrigger", row));
   try {
     await fanOut(claimed, owner);
   } catch (e) {
@@ -53,7 +47,7 @@ export async function fanOutDueTriggers(now = new Date()): Promise<number> {
       await fanOut([t], owner).catch((err) => log.warn("notification fan-out failed", { trigger: t.id, ...errorFields(err) }));
     }
   }
-  return due.length;
+  return won;
 }
 
 /** The message a trigger makes: reminders and escalations are review notices too. */
@@ -167,26 +161,15 @@ async function fanOut(triggers: Trigger[], owner: string): Promise<void> {
         }
       }
     }
-    await writeNew(tx, messages);
-    await tx.notificationTrigger.updateMany({
-      where: { id: { in: triggers.map((t) => t.id) }, leaseOwner: owner },
-      data: { status: "done", processedAt: new Date(), leaseOwner: null, leaseUntil: null },
-    });
+    await writeMessages(tx, messages);
+    await tx.run(
+      `UPDATE notification_triggers SET status = 'done', processed_at = ?, lease_owner = NULL, lease_until = NULL
+       WHERE id IN (${placeholders(triggers.length)}) AND lease_owner = ?`,
+      [new Date(), ...triggers.map((t) => t.id), owner],
+    );
   });
   // Live queue pages on this instance: the newly eligible see the request now.
   for (const id of escalated) emitLocalChange(id);
-}
-
-/** Inserts the messages whose dedupe key is new (a repeated fan-out finds its messages written). */
-async function writeNew(tx: Tx, messages: OutboxMessage[]): Promise<void> {
-  if (messages.length === 0) return;
-  const existing = new Set(
-    (await tx.notification.findMany({ where: { dedupeKey: { in: messages.map((m) => m.dedupeKey) } }, select: { dedupeKey: true } })).map(
-      (n) => n.dedupeKey,
-    ),
-  );
-  const fresh = messages.filter((m) => !existing.has(m.dedupeKey));
-  if (fresh.length) await tx.notification.createMany({ data: messageRows(fresh) });
 }
 
 type Subscription = { id: string; userId: string; endpoint: string };

@@ -3,7 +3,8 @@
 // and another instance repeat it); the worker in deliver-notifications.ts
 // sends it.
 import "server-only";
-import type { Tx } from "../db/client";
+import type { Sql } from "../db/sql";
+import { insertRows } from "../db/rows";
 import { newId } from "../ids";
 
 export type Channel = "email" | "push" | "webhook" | "slack";
@@ -33,29 +34,40 @@ export type OutboxMessage = {
   body: MessageBody;
 };
 
-/** The outbox rows for messages, due now. */
-export function messageRows(messages: OutboxMessage[], now = new Date()) {
-  return messages.map((m) => {
-    const { channel, ...body } = m.body;
-    return {
-      id: newId("ntf"),
-      dedupeKey: m.dedupeKey,
-      approvalId: m.approvalId,
-      userId: m.userId,
-      channel,
-      kind: m.kind,
-      recipient: m.recipient,
-      subject: m.subject,
-      body: JSON.stringify(body),
-      nextAttemptAt: now,
-    };
-  });
+/**
+ * Writes the messages due at `now`, leaving out each whose dedupe key is
+ * written already (a repeated fan-out finds its messages there), in as few
+ * statements as the batch allows.
+ */
+export async function writeMessages(sql: Sql, messages: readonly OutboxMessage[], now = new Date()): Promise<void> {
+  await insertRows(
+    sql,
+    "Notification",
+    messages.map((m) => {
+      const { channel, ...body } = m.body;
+      return {
+        id: newId("ntf"),
+        dedupeKey: m.dedupeKey,
+        approvalId: m.approvalId,
+        userId: m.userId,
+        channel,
+        kind: m.kind,
+        recipient: m.recipient,
+        subject: m.subject,
+        body: JSON.stringify(body),
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: now,
+        createdAt: now,
+      };
+    }),
+    { skipDuplicatesOf: "dedupeKey" },
+  );
 }
 
 /** Writes one message, unless a message with its dedupe key exists. */
-export async function queueMessage(tx: Tx, m: OutboxMessage, now = new Date()): Promise<void> {
-  const [row] = messageRows([m], now);
-  await tx.notification.upsert({ where: { dedupeKey: m.dedupeKey }, update: {}, create: row! });
+export async function queueMessage(sql: Sql, m: OutboxMessage, now = new Date()): Promise<void> {
+  await writeMessages(sql, [m], now);
 }
 
 /** How a push subscription is named to admins: the person and the push service's host, not the endpoint. */

@@ -15,7 +15,7 @@
 // both hold it.
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { Sql, SqlParam, SqlRow } from "../db/sql";
+import { placeholders, type Sql, type SqlParam, type SqlRow } from "../db/sql";
 
 /** This instance's name on the leases it takes. */
 export const WORKER_ID = `${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -31,36 +31,61 @@ export function passOwner(): string {
   return `${WORKER_ID}/${++passes}`;
 }
 
-/** Rows free to claim at `at`: pending, and not under a lease still running. */
-export function claimable(at: Date) {
-  return { status: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] };
-}
+/** The outbox tables, and the column by which each one's rows fall due. */
+const OUTBOX = { callback_deliveries: "next_attempt_at", notifications: "next_attempt_at", notification_triggers: "due_at" } as const;
+export type OutboxTable = keyof typeof OUTBOX;
 
-/** claimable() in SQL, for statements on the driver; its one `?` is `at`. */
+/** Rows free to claim at the one `?`: pending, and not under a lease still running. */
 export const CLAIMABLE_SQL = "status = 'pending' AND (lease_until IS NULL OR lease_until < ?)";
 
-/** The lease columns every outbox table has; what a claim and a release write. */
-type LeaseColumns = { leaseOwner: string | null; leaseUntil: Date | null };
+const leaseEnd = (at: Date) => new Date(at.getTime() + LEASE_MS);
 
-/** A Prisma delegate of an outbox table (its updateMany), or the same inside a transaction. */
-export interface LeasedTable {
-  updateMany(args: { where: object; data: LeaseColumns }): PromiseLike<{ count: number }>;
+/**
+ * Claims, for `owner` and for LEASE_MS, up to `limit` rows due at `now`,
+ * the earliest due first, in one statement; returns how many it won.
+ * Whether a lease still runs is a question for the clock, whatever `now`. The
+ * rows are re-checked as they are updated, so of two instances claiming at
+ * once each row goes to one (on PostgreSQL the second waits for the row and
+ * finds it leased).
+ */
+export async function claimDue(sql: Sql, table: OutboxTable, now: Date, limit: number, owner: string): Promise<number> {
+  const due = OUTBOX[table];
+  const at = new Date();
+  return sql.run(
+    `UPDATE ${table} SET lease_owner = ?, lease_until = ?
+     WHERE id IN (SELECT id FROM ${table} WHERE ${due} <= ? AND ${CLAIMABLE_SQL} ORDER BY ${due} LIMIT ?) AND ${CLAIMABLE_SQL}`,
+    [owner, leaseEnd(at), now, at, limit, at],
+  );
+}
+
+/** Up to `limit` ids of rows due and free to claim at `now`, the earliest due first (for a pass that claims them one by one). */
+export async function dueIds(sql: Sql, table: OutboxTable, now: Date, limit: number): Promise<string[]> {
+  const due = OUTBOX[table];
+  const rows = await sql.all<{ id: string }>(`SELECT id FROM ${table} WHERE ${due} <= ? AND ${CLAIMABLE_SQL} ORDER BY ${due} LIMIT ?`, [
+    now,
+    new Date(),
+    limit,
+  ]);
+  return rows.map((r) => r.id);
 }
 
 /** Claims those of `ids` still free for `owner`, for LEASE_MS; returns how many it won. */
-export async function claim(table: LeasedTable, ids: readonly string[], owner: string): Promise<number> {
+export async function claim(sql: Sql, table: OutboxTable, ids: readonly string[], owner: string): Promise<number> {
   if (ids.length === 0) return 0;
   const at = new Date();
-  const { count } = await table.updateMany({
-    where: { id: { in: [...ids] }, ...claimable(at) },
-    data: { leaseOwner: owner, leaseUntil: new Date(at.getTime() + LEASE_MS) },
-  });
-  return count;
+  return sql.run(`UPDATE ${table} SET lease_owner = ?, lease_until = ? WHERE id IN (${placeholders(ids.length)}) AND ${CLAIMABLE_SQL}`, [
+    owner,
+    leaseEnd(at),
+    ...ids,
+    at,
+  ]);
 }
 
 /** Hands back every lease `owner` holds (or, with `prefix`, every owner starting with it): due again at once, for any instance. */
-export async function release(table: LeasedTable, owner: string, { prefix = false } = {}): Promise<void> {
-  await table.updateMany({ where: { leaseOwner: prefix ? { startsWith: owner } : owner }, data: { leaseOwner: null, leaseUntil: null } });
+export async function release(sql: Sql, table: OutboxTable, owner: string, { prefix = false } = {}): Promise<void> {
+  // substr, not LIKE: exact on both databases, and nothing in a name to escape.
+  const whose = prefix ? "substr(lease_owner, 1, ?) = ?" : "lease_owner = ?";
+  await sql.run(`UPDATE ${table} SET lease_owner = NULL, lease_until = NULL WHERE ${whose}`, prefix ? [owner.length, owner] : [owner]);
 }
 
 /** Whether a message first queued at `createdAt` that failed again at `at` is given up on. */

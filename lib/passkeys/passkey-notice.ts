@@ -5,7 +5,7 @@
 // through). It names the passkey and the time and says what to do if it was
 // not them; it carries nothing secret (no credential, key or session id).
 import "server-only";
-import type { Tx } from "../db/client";
+import type { Sql } from "../db/sql";
 import { env } from "../env";
 import { utcLabel } from "../format/time";
 import { emailChannel } from "../notifications/mailer";
@@ -73,7 +73,7 @@ export function composePasskeyNotice(change: PasskeyChange, account: { email: st
  * Returns whether an email was queued (none when this server sends no email).
  */
 export async function queuePasskeyNotice(
-  tx: Tx,
+  tx: Sql,
   user: { id: string; email: string },
   change: PasskeyChange & { passkeyId: string },
 ): Promise<boolean> {
